@@ -1,0 +1,92 @@
+"""The one small interface every solver backend implements, and the record they all report.
+
+A backend receives the *same* `ExactCoverProblem` (rows = placements, items = cells and pieces,
+optional side clauses) and streams each solution, as the sorted tuple of chosen row indices, to a
+callback. Everything else — symmetry breaking, canonical forms, counting, output — happens outside
+the backend, so that backends can only differ in speed, never in what they count.
+
+Adding a backend (see `template.py`): subclass `Backend`, set `name`, implement `supported`,
+`version` and `search`, and register the class in `backends/__init__.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import ClassVar
+
+from ..errors import CpsolveError
+from ..placements import ExactCoverProblem
+
+OnSolution = Callable[[tuple[int, ...]], bool | None]
+"""Called once per solution with its sorted row indices; a truthy return value stops the search."""
+
+
+class Status(str, Enum):
+    COMPLETE = "complete"
+    """The whole search space was explored: the counts are exact."""
+    STOPPED = "stopped"
+    """The callback or a solution limit stopped the search early."""
+    TIMEOUT = "timeout"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass
+class SearchStats:
+    """What one `search` call reports; the same fields for every backend."""
+
+    backend: str
+    status: Status = Status.COMPLETE
+    solutions: int = 0
+    seconds: float = 0.0
+    first_solution_seconds: float | None = None
+    details: dict[str, object] = field(default_factory=dict)
+    """Backend-specific figures (nodes, conflicts, clauses) for benchmarks; never needed for counting."""
+
+
+class BackendUnavailable(CpsolveError):
+    """The backend's optional dependency is missing, or it cannot express this problem."""
+
+
+class Backend:
+    """Base class of all backends: a name, an availability check, a version, and `search`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+    def __init__(self, options: str | None = None):
+        """`options` is the text after a colon in `--backend name:options` (e.g. a SAT solver name)."""
+        self.options = options
+
+    @classmethod
+    def supported(cls) -> bool:
+        """True when the backend's dependencies import on this machine."""
+        raise NotImplementedError
+
+    @classmethod
+    def version(cls) -> str:
+        raise NotImplementedError
+
+    def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
+        """Why this backend cannot solve `problem`, or None. Overridden by limited backends."""
+        return None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.options}" if self.options else self.name
+
+    def search(
+        self,
+        problem: ExactCoverProblem,
+        on_solution: OnSolution,
+        *,
+        forced: Sequence[int] = (),
+        limit: int = 0,
+        timeout: float | None = None,
+    ) -> SearchStats:
+        """Stream every solution containing the `forced` rows; stop after `limit` (> 0) solutions.
+
+        `timeout` is in seconds of wall time for this call. KeyboardInterrupt propagates.
+        """
+        raise NotImplementedError

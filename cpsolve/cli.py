@@ -1,0 +1,184 @@
+"""The `cpsolve` command line: the only place that prints, reads options and picks exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .errors import CpsolveError
+
+app = typer.Typer(
+    help="Solve, count and compare solvers on polycube packing and snake-cube puzzles.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+ModelArg = Annotated[str, typer.Argument(help="A built-in model name (see `cpsolve list`) or a puzzle file path.")]
+BackendOpt = Annotated[str, typer.Option("--backend", "-b", help="Solver backend (`cpsolve backends`).")]
+TimeoutOpt = Annotated[float | None, typer.Option(help="Give up after this many seconds.")]
+
+
+def main() -> None:
+    try:
+        app()
+    except CpsolveError as exc:
+        typer.echo(f"cpsolve: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+
+
+@app.command("list")
+def list_models() -> None:
+    """The built-in models with their piece count, volume and source."""
+    from .catalog import builtin_names, load
+
+    rows = []
+    for name in builtin_names():
+        loaded = load(name)
+        p = loaded.problem
+        pieces = sum(p.piece_counts) if loaded.spec.kind == "pieces" else f"chain of {p.n_pieces}"
+        source = " ".join(loaded.spec.source.split())
+        rows.append((name, str(pieces), str(p.n_cells), source if len(source) <= 70 else source[:69] + "…"))
+    _table(("model", "pieces", "volume", "source"), rows)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of puzzle files."""
+    from .model import PuzzleFile
+
+    typer.echo(json.dumps(PuzzleFile.model_json_schema(), indent=2))
+
+
+@app.command("enumerate")
+def enumerate_cmd(
+    model: ModelArg,
+    backend: BackendOpt = "cpsat",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object with the counts on stdout.")] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="JSON-lines file for the canonical solutions [default: MODEL.solutions.jsonl].")
+    ] = None,
+    save: Annotated[bool, typer.Option(help="Write the canonical solutions to a file.")] = True,
+    limit: Annotated[int, typer.Option(min=0, help="Stop after this many solutions up to symmetry (0 = all).")] = 0,
+    symmetry_breaking: Annotated[bool, typer.Option(help="Fix a key piece to one placement per orbit.")] = True,
+    timeout: TimeoutOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+) -> None:
+    """Find every solution and count them: in all, up to rotation, and up to rotation and reflection."""
+    from .backends import get_backend
+    from .catalog import load
+    from .enumeration import enumerate_classes, prepare
+    from .progress import StderrProgress
+    from .solutions import class_line, labelled
+
+    loaded = load(model)
+    engine = get_backend(backend)
+    prepared = prepare(loaded, symmetry_breaking)
+    path = (out or Path(f"{loaded.spec.name}.solutions.jsonl")) if save else None
+    sink = _open_output(path)
+    problem = prepared.problem
+
+    def on_class(cls) -> None:
+        if sink is not None:
+            pieces = labelled(problem, cls.placements)
+            sink.write(class_line(prepared.name, cls.index, cls.assemblies, cls.mirror_distinct, pieces) + "\n")
+            sink.flush()
+
+    progress = None if quiet else StderrProgress()
+    try:
+        result = enumerate_classes(prepared, engine, limit=limit, timeout=timeout, on_class=on_class, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
+        if sink is not None:
+            sink.close()
+    _check_consistency(result)
+    if as_json:
+        typer.echo(json.dumps({**result.as_json(), "solutions_file": str(path) if path else None}))
+    else:
+        _print_summary(result, path)
+    if result.status.value == "interrupted":
+        raise typer.Exit(130)
+
+
+def _open_output(path: Path | None):
+    if path is None:
+        return None
+    try:
+        return path.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the solutions file: {exc.strerror}", where=str(path)) from None
+
+
+def _check_consistency(result) -> None:
+    """Two independent routes to the total must agree on a complete run, or a count is wrong."""
+    t = result.tally
+    if result.status.value == "complete" and t.total != t.orbit_total:
+        raise CpsolveError(
+            f"internal check failed: total {t.total} from symmetry-breaking weights, but the rotation "
+            f"classes' orbits add up to {t.orbit_total}; please report this puzzle",
+            where=result.puzzle,
+            exit_code=1,
+        )
+
+
+def _print_summary(result, path: Path | None) -> None:
+    c = result.counts()
+    complete = result.status.value == "complete"
+    head = "" if complete else f"{result.status.value.upper()} (counts so far, incomplete): "
+    typer.echo(
+        f"{result.puzzle}: {head}{c['total']} solutions in all, {c['unique_rotation']} up to rotation, "
+        f"{c['unique_symmetry']} up to rotation and reflection"
+    )
+    typer.echo(f"backend {result.backend}; {result.key}; {result.seconds:.2f} s")
+    if path is not None:
+        typer.echo(f"{c['unique_symmetry']} canonical solutions written to {path}")
+
+
+@app.command()
+def solve(
+    model: ModelArg,
+    backend: BackendOpt = "cpsat",
+    timeout: TimeoutOpt = None,
+    symmetry_breaking: Annotated[bool, typer.Option(help="Fix a key piece to one placement per orbit.")] = True,
+) -> None:
+    """Find one solution and draw it as z-layers, one letter per piece."""
+    from .backends import get_backend
+    from .catalog import load
+    from .enumeration import first_solution, prepare
+    from .render import draw
+    from .solutions import labelled, rows_as_placements
+
+    prepared = prepare(load(model), symmetry_breaking)
+    rows, stats = first_solution(prepared, get_backend(backend), timeout)
+    problem = prepared.broken.problem
+    if rows is None:
+        what = "timed out before finding a solution" if stats.status.value == "timeout" else "has no solution"
+        typer.echo(f"{prepared.name}: {what} ({stats.backend}, {stats.seconds:.2f} s)")
+        raise typer.Exit(1)
+    typer.echo(draw(labelled(problem, rows_as_placements(problem, rows))))
+    typer.echo(f"\nfound by {stats.backend} in {stats.seconds:.2f} s")
+
+
+@app.command()
+def show(
+    file: Annotated[Path, typer.Argument(help="A JSON-lines file written by `cpsolve enumerate`.")],
+    index: Annotated[int, typer.Option(min=0, help="Which solution (0-based).")] = 0,
+) -> None:
+    """Draw one solution of an earlier enumeration."""
+    from .render import draw
+    from .solutions import read_solution_line
+
+    record = read_solution_line(file, index)
+    typer.echo(f"{record.get('puzzle', file.name)}, solution {index} (assemblies: {record.get('assemblies', '?')})")
+    typer.echo(draw(record["pieces"]))
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        typer.echo("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())

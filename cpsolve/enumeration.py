@@ -1,0 +1,188 @@
+"""From a loaded puzzle to counted solution classes: symmetry breaking, backend, canonicalizer.
+
+The search is split into one subproblem per kept key placement; that gives progress that means
+something ("3 of 41 subproblems done") and a natural unit for interruption and parallel work.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .backends import Backend, SearchStats, Status
+from .canonical import Canonicalizer, Forms, Tally
+from .catalog import Loaded
+from .placements import ExactCoverProblem
+from .symmetry import (
+    BrokenProblem,
+    SymmetryElement,
+    apply_key,
+    choose_key,
+    container_group,
+    no_key,
+)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything about a puzzle that does not depend on the backend."""
+
+    name: str
+    problem: ExactCoverProblem
+    """The full problem (no symmetry breaking): the reference for checking and drawing."""
+    group: tuple[SymmetryElement, ...]
+    broken: BrokenProblem
+    canonicalizer: Canonicalizer
+
+
+def prepare(loaded: Loaded, symmetry_breaking: bool = True) -> Prepared:
+    problem = loaded.problem
+    group = container_group(problem.cells)
+    key = choose_key(problem, group, loaded.spec.key_piece) if symmetry_breaking else no_key()
+    return Prepared(loaded.spec.name, problem, group, apply_key(problem, key), Canonicalizer(problem, group))
+
+
+@dataclass(frozen=True)
+class SolutionClass:
+    """One class of solutions up to rotation and reflection, in canonical position."""
+
+    index: int
+    assemblies: int
+    """All assemblies in the class, rotated and mirrored copies distinct."""
+    mirror_distinct: bool
+    placements: tuple[tuple[int, tuple[int, ...]], ...]
+    """(piece index, sorted cell indices) of each placement, in the problem's terms."""
+
+
+@dataclass
+class EnumerationResult:
+    puzzle: str
+    backend: str
+    key: str
+    status: Status = Status.COMPLETE
+    tally: Tally = field(default_factory=Tally)
+    seconds: float = 0.0
+    first_solution_seconds: float | None = None
+    subproblems: int = 1
+    subproblems_done: int = 0
+    details: dict[str, float] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "total": self.tally.total,
+            "unique_rotation": self.tally.unique_rotation,
+            "unique_symmetry": self.tally.unique_symmetry,
+        }
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "puzzle": self.puzzle,
+            "backend": self.backend,
+            **self.counts(),
+            "seconds": round(self.seconds, 4),
+            "status": self.status.value,
+            "complete": self.status == Status.COMPLETE,
+            "solutions_found": self.tally.found,
+            "symmetry_breaking": self.key,
+            "first_solution_seconds": None
+            if self.first_solution_seconds is None
+            else round(self.first_solution_seconds, 4),
+        }
+
+
+Progress = Callable[[EnumerationResult], None]
+
+
+def subproblems(broken: BrokenProblem) -> list[tuple[int, ...]]:
+    """Forced-row prefixes that partition the search: one per kept key placement, or the whole."""
+    return [(r,) for r in broken.key_rows] or [()]
+
+
+class _Collector:
+    """Receives raw solutions from a backend; canonicalizes, counts, and reports new classes."""
+
+    def __init__(self, prepared: Prepared, result: EnumerationResult, limit: int,
+                 on_class: Callable[[SolutionClass], None] | None, progress: Progress | None):
+        self.prepared, self.result, self.limit = prepared, result, limit
+        self.on_class, self.progress = on_class, progress
+        self.last_progress = 0.0
+
+    def __call__(self, rows: tuple[int, ...]) -> bool:
+        p = self.prepared
+        grid = p.broken.problem.solution_grid(rows)
+        forms = p.canonicalizer.forms(grid)
+        tally = self.result.tally
+        if tally.add(forms, p.broken.weight_of(rows)) and self.on_class is not None:
+            self.on_class(self._solution_class(rows, forms))
+        now = time.perf_counter()
+        if self.progress is not None and now - self.last_progress > 0.2:
+            self.last_progress = now
+            self.progress(self.result)
+        return bool(self.limit) and tally.unique_symmetry >= self.limit
+
+    def _solution_class(self, rows: Sequence[int], forms: Forms) -> SolutionClass:
+        p = self.prepared
+        placements = p.canonicalizer.transform_rows(p.broken.problem, rows, forms.element)
+        return SolutionClass(
+            index=self.result.tally.unique_symmetry - 1,
+            assemblies=forms.orbit * (2 if forms.mirror_distinct else 1),
+            mirror_distinct=forms.mirror_distinct,
+            placements=tuple(placements),
+        )
+
+
+def enumerate_classes(
+    prepared: Prepared,
+    backend: Backend,
+    *,
+    limit: int = 0,
+    timeout: float | None = None,
+    on_class: Callable[[SolutionClass], None] | None = None,
+    progress: Progress | None = None,
+) -> EnumerationResult:
+    """Enumerate every solution, streaming each new class; Ctrl-C ends it with status INTERRUPTED.
+
+    `limit` stops after that many classes (up to rotation and reflection).
+    """
+    result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe())
+    collect = _Collector(prepared, result, limit, on_class, progress)
+    parts = subproblems(prepared.broken)
+    result.subproblems = len(parts)
+    start = time.perf_counter()
+    try:
+        for forced in parts:
+            remaining = None if timeout is None else timeout - (time.perf_counter() - start)
+            if remaining is not None and remaining <= 0:
+                result.status = Status.TIMEOUT
+                break
+            stats = backend.search(prepared.broken.problem, collect, forced=forced, timeout=remaining)
+            _merge(result, stats, start)
+            if stats.status != Status.COMPLETE:
+                result.status = stats.status
+                break
+            result.subproblems_done += 1
+    except KeyboardInterrupt:
+        result.status = Status.INTERRUPTED
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _merge(result: EnumerationResult, stats: SearchStats, start: float) -> None:
+    if stats.first_solution_seconds is not None and result.first_solution_seconds is None:
+        result.first_solution_seconds = time.perf_counter() - start - stats.seconds + stats.first_solution_seconds
+    for k, v in stats.details.items():
+        if isinstance(v, (int, float)):
+            result.details[k] = result.details.get(k, 0) + v
+
+
+def first_solution(prepared: Prepared, backend: Backend, timeout: float | None = None) -> tuple[tuple[int, ...] | None, SearchStats]:
+    """The first solution the backend finds (rows of the *broken* problem), or None if there is none."""
+    found: list[tuple[int, ...]] = []
+
+    def keep(rows: tuple[int, ...]) -> bool:
+        found.append(rows)
+        return True
+
+    stats = backend.search(prepared.broken.problem, keep, limit=1, timeout=timeout)
+    return (found[0] if found else None), stats

@@ -1,0 +1,24 @@
+"""Build steps that pyproject.toml cannot express: the native engine and the bundled models.
+
+The puzzle files live in the top-level `models/` folder (where people look for them); they are
+copied into the package at build time so that an installed cpsolve finds its built-in models.
+"""
+
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+
+class BuildPyWithModels(build_py):
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / "cpsolve" / "models"
+        target.mkdir(parents=True, exist_ok=True)
+        for model in sorted(Path("models").glob("*.yaml")):
+            (target / model.name).write_bytes(model.read_bytes())
+
+
+setup(
+    cmdclass={"build_py": BuildPyWithModels},
+)

@@ -1,0 +1,78 @@
+"""`solve` and `show` draw real, valid fillings; `list` and `schema` describe what exists."""
+
+import json
+
+from conftest import run_cli, run_json
+
+from cpsolve.catalog import load
+from cpsolve.geometry import rotation_key
+
+
+def parse_drawing(text: str) -> dict[str, list[tuple[int, int, int]]]:
+    """Invert the z-layers picture: symbol -> cells."""
+    lines = text.splitlines()
+    header = lines[0].split()
+    assert header[0] == "z=0"
+    cells: dict[str, list[tuple[int, int, int]]] = {}
+    for y, line in enumerate(lines[1:]):
+        if not line.strip():
+            break
+        for z, row in enumerate(line.split("  ")):
+            for x, ch in enumerate(row):
+                if ch != ".":
+                    cells.setdefault(ch, []).append((x, y, z))
+    return cells
+
+
+def assert_valid_filling(model: str, drawn: dict[str, list[tuple[int, int, int]]]) -> None:
+    problem = load(model).problem
+    assert sorted(c for cells in drawn.values() for c in cells) == sorted(problem.cells)
+    spec = load(model).spec
+    for name, piece in spec.pieces.items():
+        assert rotation_key(drawn[name]) == rotation_key(piece.shape()), name
+
+
+def test_solve_draws_a_valid_soma_cube():
+    proc = run_cli("solve", "soma")
+    assert proc.returncode == 0, proc.stderr
+    assert_valid_filling("soma", parse_drawing(proc.stdout))
+    assert "found by cpsat" in proc.stdout
+
+
+def test_show_draws_the_requested_solution_of_an_enumeration(tmp_path):
+    out = tmp_path / "b.jsonl"
+    run_json("enumerate", "cubissimo", "--out", str(out), "--quiet")
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    proc = run_cli("show", str(out), "--index", "17")
+    assert proc.returncode == 0, proc.stderr
+    body = proc.stdout.split("\n", 1)[1]
+    drawn = parse_drawing(body)
+    assert_valid_filling("cubissimo", drawn)
+    assert {k: sorted(v) for k, v in drawn.items()} == {k: sorted(tuple(c) for c in v) for k, v in records[17]["pieces"].items()}
+
+
+def test_show_rejects_bad_index_and_bad_file(tmp_path):
+    out = tmp_path / "b.jsonl"
+    run_json("enumerate", "soma", "--limit", "3", "--out", str(out), "--quiet")
+    proc = run_cli("show", str(out), "--index", "3")
+    assert proc.returncode == 2 and "holds 3 solutions" in proc.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"pieces": 3}\n')
+    proc = run_cli("show", str(bad))
+    assert proc.returncode == 2 and f"{bad}:1: not a solution line" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_list_shows_builtin_models_with_volume():
+    proc = run_cli("list")
+    assert proc.returncode == 0
+    rows = {line.split()[0]: line.split() for line in proc.stdout.splitlines()[1:]}
+    assert rows["soma"][1:3] == ["7", "27"]
+    assert rows["bedlam"][1:3] == ["13", "64"]
+
+
+def test_schema_is_json_schema_of_the_file_format():
+    proc = run_cli("schema")
+    schema = json.loads(proc.stdout)
+    assert set(schema["required"]) >= {"name", "source", "container"}
+    assert "pieces" in schema["properties"] and "key_piece" in schema["properties"]
