@@ -52,15 +52,42 @@ class Canonicalizer:
         self._labels = [mirror if g.is_reflection else identity for g in self.elements]
         self._relabel = [np.asarray(s, dtype=np.uint16) for s in problem.label_symmetries]
 
-    def _state_key(self, grid: np.ndarray) -> bytes:
+        self._copies = any(k > 1 for k in problem.piece_counts)
+        self._label_table = np.stack(self._labels)
+        self._element_rows = np.arange(len(self.elements))[:, None]
+
+    def _state_key(self, labels: np.ndarray) -> bytes:
         """A physical assembly's key: the grid, minimised over label symmetries (reversed chains)."""
         if not self._relabel:
-            return grid.tobytes()
-        return min([grid.tobytes()] + [s[grid].tobytes() for s in self._relabel])
+            return labels.tobytes()
+        return min([labels.tobytes()] + [s[labels].tobytes() for s in self._relabel])
 
-    def forms(self, grid: Sequence[int]) -> Forms:
-        g = np.asarray(grid, dtype=np.uint16)
-        images = [self._state_key(lab[g][inv]) for lab, inv in zip(self._labels, self._inverse)]
+    def _image_key(self, k: int, labels: np.ndarray, copies: np.ndarray | None) -> bytes:
+        """The key of the solution moved by element k.
+
+        With identical copies the labels alone lose where one copy ends and the next begins, so the
+        key also holds the copies numbered in order of first appearance in the moved grid: a
+        numbering that does not depend on which copy the backend called which.
+        """
+        inv = self._inverse[k]
+        key = self._state_key(self._labels[k][labels][inv])
+        if copies is None:
+            return key
+        moved = copies[inv]
+        first = np.unique(moved, return_index=True)[1]
+        rank = np.empty(len(first), dtype=np.uint16)
+        rank[np.argsort(first)] = np.arange(len(first), dtype=np.uint16)
+        return key + rank[moved].tobytes()
+
+    def forms(self, problem: ExactCoverProblem, rows: Sequence[int]) -> Forms:
+        """Canonical keys of the solution made of `rows` (row indices of `problem`)."""
+        labels = np.asarray(problem.solution_grid(rows), dtype=np.uint16)
+        if self._copies or self._relabel:
+            copies = np.asarray(problem.copy_grid(rows), dtype=np.uint16) if self._copies else None
+            images = [self._image_key(k, labels, copies) for k in range(len(self.elements))]
+        else:  # the common case, all elements in one gather
+            moved = self._label_table[self._element_rows, labels[self._inverse]]
+            images = [row.tobytes() for row in moved]
         rot = images[: self.n_rotations]
         refl = images[self.n_rotations:]
         rotation_key = min(rot)
@@ -87,9 +114,14 @@ class Canonicalizer:
 
 @dataclass
 class Tally:
-    """Running counts of an enumeration; `add` says whether a solution opened a new class."""
+    """Running counts of an enumeration; `add` says whether a solution opened a new class.
 
-    total: int = 0
+    `numberings` is how many labellings stand for one physical assembly (2 for a chain that reads
+    the same from both ends): backends count labellings, people count assemblies.
+    """
+
+    numberings: int = 1
+    weighted: int = 0
     found: int = 0
     rotation_keys: set[bytes] = field(default_factory=set)
     symmetry_keys: set[bytes] = field(default_factory=set)
@@ -98,7 +130,7 @@ class Tally:
 
     def add(self, forms: Forms, weight: int) -> bool:
         self.found += 1
-        self.total += weight
+        self.weighted += weight
         if forms.rotation_key not in self.rotation_keys:
             self.rotation_keys.add(forms.rotation_key)
             self.orbit_total += forms.orbit
@@ -106,6 +138,10 @@ class Tally:
             return False
         self.symmetry_keys.add(forms.symmetry_key)
         return True
+
+    @property
+    def total(self) -> int:
+        return self.weighted // self.numberings
 
     @property
     def unique_rotation(self) -> int:

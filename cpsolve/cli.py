@@ -178,6 +178,35 @@ def show(
     typer.echo(draw(record["pieces"]))
 
 
+@app.command()
+def report(
+    models: Annotated[list[str] | None, typer.Argument(help="Models to run [default: every built-in model].")] = None,
+    backend: BackendOpt = "cpsat",
+    timeout: Annotated[float | None, typer.Option(help="Per model, in seconds.")] = None,
+    out_dir: Annotated[Path, typer.Option(help="Where counts.md and counts.json are written.")] = Path("results"),
+) -> None:
+    """Run every built-in model and write the counts table (results/counts.md and .json)."""
+    from .backends import get_backend
+    from .catalog import builtin_names
+    from .report import render_json, render_markdown, run_report
+
+    names = models or builtin_names()
+    command = " ".join(["cpsolve report", *(models or []), f"--backend {backend}",
+                        *([f"--timeout {timeout:g}"] if timeout else []), f"--out-dir {out_dir}"])
+
+    def show(row) -> None:
+        counts = f"{row.total} / {row.unique_rotation} / {row.unique_symmetry}" if row.mode == "enumerate" else row.status
+        typer.echo(f"{row.model}: {counts} ({row.seconds:.2f} s) {'ok' if row.matches else 'MISMATCH'}", err=True)
+
+    rows = run_report(names, lambda _model: get_backend(backend), timeout, show)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "counts.md").write_text(render_markdown(rows, command), encoding="utf-8")
+    (out_dir / "counts.json").write_text(render_json(rows, command), encoding="utf-8")
+    typer.echo(f"wrote {out_dir / 'counts.md'} and {out_dir / 'counts.json'}")
+    if not all(r.matches for r in rows):
+        raise typer.Exit(1)
+
+
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:

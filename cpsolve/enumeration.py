@@ -110,8 +110,7 @@ class _Collector:
 
     def __call__(self, rows: tuple[int, ...]) -> bool:
         p = self.prepared
-        grid = p.broken.problem.solution_grid(rows)
-        forms = p.canonicalizer.forms(grid)
+        forms = p.canonicalizer.forms(p.broken.problem, rows)
         tally = self.result.tally
         if tally.add(forms, p.broken.weight_of(rows)) and self.on_class is not None:
             self.on_class(self._solution_class(rows, forms))
@@ -146,6 +145,7 @@ def enumerate_classes(
     `limit` stops after that many classes (up to rotation and reflection).
     """
     result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe())
+    result.tally.numberings = 1 + len(prepared.problem.label_symmetries)
     collect = _Collector(prepared, result, limit, on_class, progress)
     parts = subproblems(prepared.broken)
     result.subproblems = len(parts)

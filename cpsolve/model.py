@@ -157,6 +157,22 @@ class ChainSpec(_Strict):
         return self
 
 
+class Reference(_Strict):
+    """Published or independently recomputed figures for a puzzle, and where they come from.
+
+    `cpsolve report` compares every built-in model's computed counts with these.
+    """
+
+    total: PositiveInt | None = None
+    unique_rotation: PositiveInt | None = None
+    unique_symmetry: PositiveInt | None = None
+    solvable: bool | None = Field(default=None, description="known solvable, count unknown")
+    source: str = Field(min_length=1)
+
+    def counts(self) -> tuple[int | None, int | None, int | None]:
+        return self.total, self.unique_rotation, self.unique_symmetry
+
+
 class PuzzleFile(_Strict):
     """The schema of a puzzle file (`cpsolve schema` prints it as JSON Schema)."""
 
@@ -168,6 +184,7 @@ class PuzzleFile(_Strict):
     pieces: dict[str, PieceSpec] | None = None
     chain: ChainSpec | None = None
     key_piece: str | None = Field(default=None, description="override the automatic symmetry-breaking piece")
+    reference: Reference | None = None
 
     @model_validator(mode="after")
     def _kind_fields(self) -> PuzzleFile:

@@ -99,6 +99,14 @@ class ExactCoverProblem:
                 grid[c] = row.piece
         return tuple(grid)
 
+    def copy_grid(self, rows: Sequence[int]) -> tuple[int, ...]:
+        """For each cell, which placement of the solution covers it (its position in `rows`)."""
+        grid = [-1] * self.n_cells
+        for k, r in enumerate(rows):
+            for c in self.rows[r].cells:
+                grid[c] = k
+        return tuple(grid)
+
     def check_solution(self, rows: Sequence[int]) -> str | None:
         """Why `rows` is not a solution of this problem, or None if it is one."""
         if any(not 0 <= r < len(self.rows) for r in rows):

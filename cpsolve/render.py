@@ -33,21 +33,26 @@ def assign_symbols(labels: Sequence[str]) -> dict[str, str]:
 
 
 def draw(placements: dict[str, Sequence[Cell]], holes: str = ".") -> str:
-    """The z-layers of a labelled filling, side by side, then a legend `symbol = piece`."""
-    symbols = assign_symbols(list(placements))
+    """The z-layers of a labelled filling, side by side, then a legend `symbol = piece`.
+
+    A chain's labels are its cube numbers; they are drawn as numbers so the path can be followed.
+    """
+    numbered = all(label.isdigit() for label in placements)
+    symbols = {k: k for k in placements} if numbered else assign_symbols(list(placements))
+    width = max(len(s) for s in symbols.values()) + (1 if numbered else 0)
     grid: dict[Cell, str] = {}
     for label, cells in placements.items():
         for c in cells:
-            grid[tuple(c)] = symbols[label]  # type: ignore[index]
+            grid[tuple(c)] = symbols[label].rjust(width)  # type: ignore[index]
     lo = [min(c[i] for c in grid) for i in range(3)]
     hi = [max(c[i] for c in grid) for i in range(3)]
-    width = hi[0] - lo[0] + 1
+    layer_width = (hi[0] - lo[0] + 1) * width
     layers = range(lo[2], hi[2] + 1)
-    lines = ["  ".join(f"z={z}".ljust(width) for z in layers)]
+    lines = ["  ".join(f"z={z}".ljust(layer_width) for z in layers).rstrip()]
     for y in range(lo[1], hi[1] + 1):
-        rows = ("".join(grid.get((x, y, z), holes) for x in range(lo[0], hi[0] + 1)) for z in layers)
+        rows = ("".join(grid.get((x, y, z), holes.rjust(width)) for x in range(lo[0], hi[0] + 1)) for z in layers)
         lines.append("  ".join(rows))
-    legend = _legend(symbols)
+    legend = [] if numbered else _legend(symbols)
     return "\n".join(lines + ([""] + legend if legend else []))
 
 

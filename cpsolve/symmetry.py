@@ -99,7 +99,7 @@ class KeyChoice:
     """
 
     kind: str
-    """'piece', 'cell' or 'none'."""
+    """'piece', 'cube' (of a chain), 'cell' or 'none'."""
     name: str | None
     placements: int
     """How many placements the key had before breaking."""
@@ -139,7 +139,8 @@ def _key(kind: str, name: str, rows: Sequence[int], orbits: list[list[int]]) -> 
 
 def _piece_key(problem: ExactCoverProblem, p: int, rotations: Sequence[SymmetryElement]) -> KeyChoice:
     rows = problem.rows_by_piece[p]
-    return _key("piece", problem.piece_names[p], rows, row_orbits(problem, rows, rotations))
+    kind = "cube" if problem.kind == "chain" else "piece"
+    return _key(kind, problem.piece_names[p], rows, row_orbits(problem, rows, rotations))
 
 
 def _cell_key(problem: ExactCoverProblem, c: int, rotations: Sequence[SymmetryElement]) -> KeyChoice:

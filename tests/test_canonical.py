@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from cpsolve.backends.cpsat import CpSatBackend
 from cpsolve.canonical import Canonicalizer, Tally
-from cpsolve.geometry import FACE_STEPS, box_cells, normalize
+from cpsolve.geometry import FACE_STEPS, box_cells, rotation_key
 from cpsolve.model import Piece, Puzzle
 from cpsolve.placements import build_problem
 from cpsolve.symmetry import container_group
@@ -30,13 +30,18 @@ def random_partition(size: tuple[int, int, int], n_pieces: int, seed: int) -> li
 
 
 def puzzle_from(parts: list[list[tuple[int, int, int]]], size) -> Puzzle:
-    pieces = tuple(Piece(f"P{i}", normalize(cells)) for i, cells in enumerate(parts))
+    """Parts of the same shape up to rotation become one piece with several copies."""
+    shapes: dict[tuple, int] = {}
+    for cells in parts:
+        key = rotation_key(cells)
+        shapes[key] = shapes.get(key, 0) + 1
+    pieces = tuple(Piece(f"P{i}", key, count) for i, (key, count) in enumerate(shapes.items()))
     return Puzzle("random", "test", box_cells(size), pieces)
 
 
 def solution_rows(problem, parts) -> tuple[int, ...]:
-    lookup = {(row.piece, row.cells): r for r, row in enumerate(problem.rows)}
-    return tuple(sorted(lookup[(i, tuple(sorted(problem.cell_index[c] for c in cells)))] for i, cells in enumerate(parts)))
+    lookup = {row.cells: r for r, row in enumerate(problem.rows)}
+    return tuple(sorted(lookup[tuple(sorted(problem.cell_index[c] for c in cells))] for cells in parts))
 
 
 sizes = st.sampled_from([(2, 2, 2), (2, 2, 3), (2, 3, 3), (3, 3, 3), (1, 3, 4), (2, 2, 4)])
@@ -49,12 +54,12 @@ def test_canonical_form_is_invariant_under_the_container_group(size, n_pieces, s
     problem = build_problem(puzzle_from(parts, size))
     canon = Canonicalizer(problem, container_group(problem.cells))
     rows = solution_rows(problem, parts)
-    forms = canon.forms(problem.solution_grid(rows))
+    forms = canon.forms(problem, rows)
     lookup = {(row.piece, row.cells): r for r, row in enumerate(problem.rows)}
     for k, g in enumerate(canon.elements):
         moved = [lookup[p] for p in canon.transform_rows(problem, rows, k)]
         assert problem.check_solution(moved) is None  # the image is a solution of the same puzzle
-        image = canon.forms(problem.solution_grid(moved))
+        image = canon.forms(problem, moved)
         assert image.symmetry_key == forms.symmetry_key
         if not g.is_reflection:
             assert image.rotation_key == forms.rotation_key
@@ -62,27 +67,34 @@ def test_canonical_form_is_invariant_under_the_container_group(size, n_pieces, s
 
 
 def brute_force_classes(problem, solutions, elements, mirror):
-    """Orbits of the solution set computed by applying every element: no minimum, no keys."""
-    grids = {problem.solution_grid(s) for s in solutions}
-    classes = []
-    seen = set()
-    for grid in sorted(grids):
-        if grid in seen:
+    """Orbits of the solution set, computed from the definition: a solution is a set of
+    (piece, cell set) placements, an element moves the cells (and swaps mirror partners)."""
+
+    def as_set(rows):
+        return frozenset((problem.rows[r].piece, frozenset(problem.rows[r].cells)) for r in rows)
+
+    sols = {as_set(s) for s in solutions}
+    assert len(sols) == len(solutions)  # the backend never repeats a solution
+    classes, seen = [], set()
+    for sol in sorted(sols, key=sorted_key):
+        if sol in seen:
             continue
-        orbit = set()
-        for g in elements:
-            image = [0] * len(grid)
-            for i, label in enumerate(grid):
-                image[g.perm[i]] = mirror[label] if g.is_reflection else label
-            orbit.add(tuple(image))
-        assert orbit <= grids  # the group maps solutions to solutions
+        orbit = {
+            frozenset((mirror[p] if g.is_reflection else p, frozenset(g.perm[c] for c in cells)) for p, cells in sol)
+            for g in elements
+        }
+        assert orbit <= sols  # the group maps solutions to solutions
         seen |= orbit
         classes.append(orbit)
     return classes
 
 
-@settings(max_examples=15, deadline=None)
-@given(size=st.sampled_from([(2, 2, 3), (2, 3, 3), (2, 2, 4), (1, 3, 4)]), n_pieces=st.integers(3, 5),
+def sorted_key(sol):
+    return sorted((p, sorted(cells)) for p, cells in sol)
+
+
+@settings(max_examples=20, deadline=None)
+@given(size=st.sampled_from([(2, 2, 3), (2, 3, 3), (2, 2, 4), (1, 3, 4), (2, 2, 2)]), n_pieces=st.integers(3, 6),
        seed=st.integers(0, 10**6))
 def test_tally_matches_brute_force_orbits(size, n_pieces, seed):
     parts = random_partition(size, n_pieces, seed)
@@ -94,7 +106,7 @@ def test_tally_matches_brute_force_orbits(size, n_pieces, seed):
     assert problem.check_solution(found[0]) is None
     tally = Tally()
     for rows in found:
-        tally.add(canon.forms(problem.solution_grid(rows)), 1)
+        tally.add(canon.forms(problem, rows), 1)
     rotations = [g for g in group if not g.is_reflection]
     mirror = problem.mirror_labels
     by_rotation = brute_force_classes(problem, found, rotations, None)
@@ -102,3 +114,22 @@ def test_tally_matches_brute_force_orbits(size, n_pieces, seed):
     assert tally.total == len(found) == tally.orbit_total
     assert tally.unique_rotation == len(by_rotation)
     assert tally.unique_symmetry == len(by_symmetry)
+
+
+def test_identical_copies_are_interchangeable_but_their_boundaries_count():
+    # Six dominoes in a 2x2x3 box: the labels alone are all "D"; the copies' boundaries
+    # are what tells the solutions apart.
+    domino = ((0, 0, 0), (1, 0, 0))
+    problem = build_problem(Puzzle("dominoes", "test", box_cells((2, 2, 3)), (Piece("D", domino, 6),)))
+    group = container_group(problem.cells)
+    canon = Canonicalizer(problem, group)
+    found: list[tuple[int, ...]] = []
+    CpSatBackend().search(problem, found.append)
+    tally = Tally()
+    for rows in found:
+        tally.add(canon.forms(problem, rows), 1)
+    rotations = [g for g in group if not g.is_reflection]
+    assert len(found) == 32  # domino tilings of 2x2x3 (no two count the same set of dominoes)
+    assert tally.unique_rotation == len(brute_force_classes(problem, found, rotations, None))
+    assert tally.unique_symmetry == len(brute_force_classes(problem, found, group, problem.mirror_labels))
+    assert tally.unique_rotation > 1 and tally.orbit_total == 32

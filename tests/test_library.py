@@ -1,0 +1,63 @@
+"""Every built-in model meets its reference counts (the table of issue 3 and shared/reference)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_cli, run_json
+
+from cpsolve.catalog import builtin_names, load
+from cpsolve.geometry import rotation_key
+
+REFERENCE = {
+    "soma": (11520, 480, 240),
+    "cubissimo": (6624, 276, 138),
+    "bedlam": (460464, 19186, 19186),
+    "snake-27": (48, 2, 1),
+    "t-tetracube-6x6x2": (136, 20, 10),
+    "y-pentacube-5x5x5": (60672, 2528, 1264),
+    "six-piece-burr": (24, 2, 1),
+    "tetris-cube": (236136, 9839, 9839),
+    "conway-5x5x5": (27456, 1144, 572),
+    "slothouber-graatsma": (8, 1, 1),
+}
+SLOW = {"bedlam", "y-pentacube-5x5x5", "tetris-cube", "conway-5x5x5"}
+
+
+def test_every_builtin_model_has_a_reference_and_a_source():
+    assert set(REFERENCE) | {"t-tetracube-6x6x6"} == set(builtin_names())
+    for name in builtin_names():
+        spec = load(name).spec
+        assert spec.source.strip() and spec.reference is not None and spec.reference.source.strip()
+        if name in REFERENCE:
+            assert spec.reference.counts() == REFERENCE[name]
+
+
+@pytest.mark.parametrize(
+    "model", [pytest.param(m, marks=pytest.mark.slow) if m in SLOW else m for m in sorted(REFERENCE)]
+)
+def test_model_meets_reference_counts(model):
+    r = run_json("enumerate", model, "--no-save", "--quiet")
+    assert r["complete"]
+    assert (r["total"], r["unique_rotation"], r["unique_symmetry"]) == REFERENCE[model]
+
+
+def test_t_tetracube_6x6x6_has_a_valid_filling():
+    proc = run_cli("solve", "t-tetracube-6x6x6")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    cells: dict[str, list[tuple[int, int, int]]] = {}
+    for y, line in enumerate(lines[1:7]):
+        for z, layer in enumerate(line.split("  ")):
+            for x, ch in enumerate(layer):
+                cells.setdefault(ch, []).append((x, y, z))
+    covered = [c for cs in cells.values() for c in cs]
+    assert len(covered) == 216 and len(set(covered)) == 216  # every cell exactly once
+    assert len(cells) == 54
+    t_shape = rotation_key([(0, 0, 0), (1, 0, 0), (2, 0, 0), (1, 1, 0)])
+    assert all(rotation_key(cs) == t_shape for cs in cells.values())
+
+
+def test_burr_container_is_the_union_of_six_sticks():
+    problem = load("six-piece-burr").problem
+    assert problem.n_cells == 104
+    assert sum(len(s) for s in (p.shape() for p in load("six-piece-burr").spec.pieces.values())) == 104
