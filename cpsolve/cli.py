@@ -19,7 +19,12 @@ app = typer.Typer(
 )
 
 ModelArg = Annotated[str, typer.Argument(help="A built-in model name (see `cpsolve list`) or a puzzle file path.")]
-BackendOpt = Annotated[str, typer.Option("--backend", "-b", help="Solver backend (`cpsolve backends`).")]
+BackendOpt = Annotated[
+    str, typer.Option("--backend", "-b", help="Solver backend, or auto: dlx, or cpsat for chains (`cpsolve backends`).")
+]
+WorkersOpt = Annotated[
+    int | None, typer.Option("--workers", "-w", min=1, help="Processes to split the search over [default: all cores].")
+]
 TimeoutOpt = Annotated[float | None, typer.Option(help="Give up after this many seconds.")]
 
 
@@ -57,7 +62,8 @@ def schema() -> None:
 @app.command("enumerate")
 def enumerate_cmd(
     model: ModelArg,
-    backend: BackendOpt = "cpsat",
+    backend: BackendOpt = "auto",
+    workers: WorkersOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object with the counts on stdout.")] = False,
     out: Annotated[
         Path | None, typer.Option(help="JSON-lines file for the canonical solutions [default: MODEL.solutions.jsonl].")
@@ -69,14 +75,14 @@ def enumerate_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
     """Find every solution and count them: in all, up to rotation, and up to rotation and reflection."""
-    from .backends import get_backend
+    from .backends import for_problem
     from .catalog import load
     from .enumeration import enumerate_classes, prepare
     from .progress import StderrProgress
     from .solutions import class_line, labelled
 
     loaded = load(model)
-    engine = get_backend(backend)
+    engine = for_problem(backend, loaded.problem)
     prepared = prepare(loaded, symmetry_breaking)
     path = (out or Path(f"{loaded.spec.name}.solutions.jsonl")) if save else None
     sink = _open_output(path)
@@ -90,7 +96,10 @@ def enumerate_cmd(
 
     progress = None if quiet else StderrProgress()
     try:
-        result = enumerate_classes(prepared, engine, limit=limit, timeout=timeout, on_class=on_class, progress=progress)
+        result = enumerate_classes(
+            prepared, engine, limit=limit, timeout=timeout, workers=workers or default_workers(),
+            on_class=on_class, progress=progress,
+        )
     finally:
         if progress is not None:
             progress.close()
@@ -103,6 +112,13 @@ def enumerate_cmd(
         _print_summary(result, path)
     if result.status.value == "interrupted":
         raise typer.Exit(130)
+
+
+def default_workers() -> int:
+    """All cores this process may use (cgroup/affinity aware where the platform says)."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _open_output(path: Path | None):
@@ -142,19 +158,20 @@ def _print_summary(result, path: Path | None) -> None:
 @app.command()
 def solve(
     model: ModelArg,
-    backend: BackendOpt = "cpsat",
+    backend: BackendOpt = "auto",
     timeout: TimeoutOpt = None,
     symmetry_breaking: Annotated[bool, typer.Option(help="Fix a key piece to one placement per orbit.")] = True,
 ) -> None:
     """Find one solution and draw it as z-layers, one letter per piece."""
-    from .backends import get_backend
+    from .backends import for_problem
     from .catalog import load
     from .enumeration import first_solution, prepare
     from .render import draw
     from .solutions import labelled, rows_as_placements
 
-    prepared = prepare(load(model), symmetry_breaking)
-    rows, stats = first_solution(prepared, get_backend(backend), timeout)
+    loaded = load(model)
+    prepared = prepare(loaded, symmetry_breaking)
+    rows, stats = first_solution(prepared, for_problem(backend, loaded.problem), timeout)
     problem = prepared.broken.problem
     if rows is None:
         what = "timed out before finding a solution" if stats.status.value == "timeout" else "has no solution"
@@ -178,27 +195,95 @@ def show(
     typer.echo(draw(record["pieces"]))
 
 
+@app.command("backends")
+def list_backends() -> None:
+    """The solver backends, whether they work here, and their versions."""
+    from .backends import backend_class, names
+
+    rows = []
+    for name in names():
+        cls = backend_class(name)
+        ok = cls.supported()
+        rows.append((name, "yes" if ok else "no", cls.version() if ok else cls.install_hint, cls.description))
+    _table(("backend", "available", "version", "what"), rows)
+
+
+@app.command()
+def compare(
+    model: ModelArg,
+    backends: Annotated[str, typer.Option(help="Comma-separated backends to run.")] = "cpsat,sat,dlx",
+    timeout: Annotated[float | None, typer.Option(help="Per backend and per run, in seconds.")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes per backend.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
+    out: Annotated[Path | None, typer.Option(help="Append the rows, one JSON object per line.")] = None,
+) -> None:
+    """Run one model on several backends; the counts must agree (exit 1 names the one that does not).
+
+    Each backend runs alone in a child process: time to first solution, time for all, CPU seconds
+    and peak memory are its own. One worker by default, so the figures compare engines core for core.
+    """
+    from .catalog import load
+    from .compare import disagreement, measure
+
+    loaded = load(model)
+    rows = []
+    for spec in [b.strip() for b in backends.split(",") if b.strip()]:
+        row = measure(loaded, spec, timeout, workers)
+        rows.append(row)
+        if not as_json:
+            typer.echo(f"{row.backend}: {row.status} ({row.all_seconds or 0:.2f} s)", err=True)
+        if row.status == "interrupted":
+            break
+    if out is not None:
+        with out.open("a", encoding="utf-8") as sink:
+            sink.writelines(json.dumps(r.as_json()) + "\n" for r in rows)
+    if as_json:
+        typer.echo(json.dumps([r.as_json() for r in rows]))
+    else:
+        _compare_table(rows)
+    ref = loaded.spec.reference
+    problem = disagreement(rows, ref.counts() if ref else None)
+    if problem is not None:
+        raise CpsolveError(problem, where=loaded.spec.name, exit_code=1)
+    if any(r.status == "interrupted" for r in rows):
+        raise typer.Exit(130)
+
+
+def _compare_table(rows) -> None:
+    def num(v: float | None, unit: str = "") -> str:
+        return "-" if v is None else f"{v:.3f}{unit}" if v < 10 else f"{v:.1f}{unit}"
+
+    _table(
+        ("backend", "status", "first (s)", "all (s)", "cpu (s)", "peak MB", "total", "rotation", "symmetry"),
+        [(r.backend, r.status if not r.note else f"{r.status}: {r.note}", num(r.first_seconds), num(r.all_seconds),
+          num(r.cpu_seconds), "-" if r.peak_mb is None else f"{r.peak_mb:.0f}",
+          *("-" if c is None else str(c) for c in r.counts)) for r in rows],
+    )
+
+
 @app.command()
 def report(
     models: Annotated[list[str] | None, typer.Argument(help="Models to run [default: every built-in model].")] = None,
-    backend: BackendOpt = "cpsat",
+    backend: BackendOpt = "auto",
+    workers: WorkersOpt = None,
     timeout: Annotated[float | None, typer.Option(help="Per model, in seconds.")] = None,
     out_dir: Annotated[Path, typer.Option(help="Where counts.md and counts.json are written.")] = Path("results"),
 ) -> None:
     """Run every built-in model and write the counts table (results/counts.md and .json)."""
-    from .backends import get_backend
-    from .catalog import builtin_names
+    from .backends import for_problem
+    from .catalog import builtin_names, load
     from .report import render_json, render_markdown, run_report
 
     names = models or builtin_names()
-    command = " ".join(["cpsolve report", *(models or []), f"--backend {backend}",
+    n_workers = workers or default_workers()
+    command = " ".join(["cpsolve report", *(models or []), f"--backend {backend}", f"--workers {n_workers}",
                         *([f"--timeout {timeout:g}"] if timeout else []), f"--out-dir {out_dir}"])
 
     def show(row) -> None:
         counts = f"{row.total} / {row.unique_rotation} / {row.unique_symmetry}" if row.mode == "enumerate" else row.status
         typer.echo(f"{row.model}: {counts} ({row.seconds:.2f} s) {'ok' if row.matches else 'MISMATCH'}", err=True)
 
-    rows = run_report(names, lambda _model: get_backend(backend), timeout, show)
+    rows = run_report(names, lambda m: for_problem(backend, load(m).problem), timeout, n_workers, show)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "counts.md").write_text(render_markdown(rows, command), encoding="utf-8")
     (out_dir / "counts.json").write_text(render_json(rows, command), encoding="utf-8")

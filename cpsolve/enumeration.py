@@ -137,38 +137,89 @@ def enumerate_classes(
     *,
     limit: int = 0,
     timeout: float | None = None,
+    workers: int = 1,
     on_class: Callable[[SolutionClass], None] | None = None,
     progress: Progress | None = None,
 ) -> EnumerationResult:
     """Enumerate every solution, streaming each new class; Ctrl-C ends it with status INTERRUPTED.
 
-    `limit` stops after that many classes (up to rotation and reflection).
+    `limit` stops after that many classes (up to rotation and reflection). With `workers` > 1 the
+    subproblems run in a process pool and their solutions are merged here, in this process, so
+    counting and output are the same code either way.
     """
     result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe())
     result.tally.numberings = 1 + len(prepared.problem.label_symmetries)
     collect = _Collector(prepared, result, limit, on_class, progress)
-    parts = subproblems(prepared.broken)
+    parts = plan(prepared.broken, workers)
     result.subproblems = len(parts)
     start = time.perf_counter()
+    deadline = None if timeout is None else time.time() + timeout
     try:
-        for forced in parts:
-            remaining = None if timeout is None else timeout - (time.perf_counter() - start)
-            if remaining is not None and remaining <= 0:
-                result.status = Status.TIMEOUT
-                break
-            stats = backend.search(prepared.broken.problem, collect, forced=forced, timeout=remaining)
-            _merge(result, stats, start)
-            if stats.status != Status.COMPLETE:
-                result.status = stats.status
-                break
-            result.subproblems_done += 1
+        if workers > 1 and len(parts) > 1:
+            from .parallel import run_parallel
+
+            run_parallel(prepared.broken.problem, backend, parts, workers, deadline, collect, result, start)
+        else:
+            _run_serial(prepared.broken.problem, backend, parts, deadline, collect, result, start)
     except KeyboardInterrupt:
         result.status = Status.INTERRUPTED
     result.seconds = time.perf_counter() - start
     return result
 
 
-def _merge(result: EnumerationResult, stats: SearchStats, start: float) -> None:
+def _run_serial(problem: ExactCoverProblem, backend: Backend, parts: Sequence[tuple[int, ...]],
+                deadline: float | None, collect: _Collector, result: EnumerationResult, start: float) -> None:
+    for forced in parts:
+        remaining = None if deadline is None else deadline - time.time()
+        if remaining is not None and remaining <= 0:
+            result.status = Status.TIMEOUT
+            return
+        stats = backend.search(problem, collect, forced=forced, timeout=remaining)
+        merge_stats(result, stats, start)
+        if stats.status != Status.COMPLETE:
+            result.status = stats.status
+            return
+        result.subproblems_done += 1
+
+
+def plan(broken: BrokenProblem, workers: int) -> list[tuple[int, ...]]:
+    """The subproblems to run: one per key placement, split further until a pool has enough to share.
+
+    Aiming at 16 parts per worker keeps both cores busy to the end even though parts differ in size
+    by orders of magnitude; a serial run keeps the coarse split (its progress is just as useful).
+    """
+    parts = subproblems(broken)
+    if workers <= 1:
+        return parts
+    for _ in range(3):
+        if len(parts) >= 16 * workers:
+            break
+        parts = [deeper for forced in parts for deeper in split(broken.problem, forced)]
+    return parts
+
+
+def split(problem: ExactCoverProblem, forced: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """`forced` extended by each placement that can cover its most constrained free cell.
+
+    Every solution containing `forced` covers that cell with exactly one of these placements, so
+    the parts partition the solutions: no solution is lost or found twice. A dead prefix yields [].
+    """
+    covered = {c for r in forced for c in problem.rows[r].cells}
+    if len(covered) == problem.n_cells:
+        return [forced]
+    left = list(problem.piece_counts)
+    for r in forced:
+        left[problem.rows[r].piece] -= 1
+    live = [r for r, row in enumerate(problem.rows) if left[row.piece] > 0 and covered.isdisjoint(row.cells)]
+    candidates: dict[int, list[int]] = {c: [] for c in range(problem.n_cells) if c not in covered}
+    for r in live:
+        for c in problem.rows[r].cells:
+            candidates[c].append(r)
+    fewest = min(candidates.values(), key=len)
+    return [(*forced, r) for r in fewest]
+
+
+def merge_stats(result: EnumerationResult, stats: SearchStats, start: float) -> None:
     if stats.first_solution_seconds is not None and result.first_solution_seconds is None:
         result.first_solution_seconds = time.perf_counter() - start - stats.seconds + stats.first_solution_seconds
     for k, v in stats.details.items():

@@ -35,7 +35,7 @@ class ReportRow:
     command: str
 
 
-def run_model(model: str, backend: Backend, timeout: float | None = None) -> ReportRow:
+def run_model(model: str, backend: Backend, timeout: float | None = None, workers: int = 1) -> ReportRow:
     loaded = load(model)
     ref = loaded.spec.reference
     prepared = prepare(loaded)
@@ -49,7 +49,7 @@ def run_model(model: str, backend: Backend, timeout: float | None = None) -> Rep
             round(time.perf_counter() - start, 3), stats.status.value, ref.source,
             f"cpsolve solve {model} --backend {backend.label}",
         )
-    result = enumerate_classes(prepared, backend, timeout=timeout)
+    result = enumerate_classes(prepared, backend, timeout=timeout, workers=workers)
     got = (result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry)
     complete = result.status == Status.COMPLETE
     return ReportRow(
@@ -57,15 +57,16 @@ def run_model(model: str, backend: Backend, timeout: float | None = None) -> Rep
         " / ".join("?" if c is None else str(c) for c in counts) if ref else "none",
         complete and all(c is None or c == g for c, g in zip(counts, got)),
         backend.label, round(result.seconds, 3), result.status.value,
-        ref.source if ref else "", f"cpsolve enumerate {model} --backend {backend.label} --json",
+        ref.source if ref else "",
+        f"cpsolve enumerate {model} --backend {backend.label} --workers {workers} --json --no-save",
     )
 
 
 def run_report(models: Sequence[str], pick_backend: Callable[[str], Backend], timeout: float | None,
-               on_row: Callable[[ReportRow], None] | None = None) -> list[ReportRow]:
+               workers: int = 1, on_row: Callable[[ReportRow], None] | None = None) -> list[ReportRow]:
     rows = []
     for model in models:
-        row = run_model(model, pick_backend(model), timeout)
+        row = run_model(model, pick_backend(model), timeout, workers)
         rows.append(row)
         if on_row is not None:
             on_row(row)

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from conftest import run_cli, run_json
 
 from cpsolve.catalog import load
@@ -32,11 +33,12 @@ def assert_valid_filling(model: str, drawn: dict[str, list[tuple[int, int, int]]
         assert rotation_key(drawn[name]) == rotation_key(piece.shape()), name
 
 
-def test_solve_draws_a_valid_soma_cube():
-    proc = run_cli("solve", "soma")
+@pytest.mark.parametrize("backend", ["cpsat", "dlx"])
+def test_solve_draws_a_valid_soma_cube(backend):
+    proc = run_cli("solve", "soma", "--backend", backend)
     assert proc.returncode == 0, proc.stderr
     assert_valid_filling("soma", parse_drawing(proc.stdout))
-    assert "found by cpsat" in proc.stdout
+    assert f"found by {backend}" in proc.stdout
 
 
 def test_show_draws_the_requested_solution_of_an_enumeration(tmp_path):

@@ -8,13 +8,28 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from ..placements import ExactCoverProblem
 from .base import Backend, BackendUnavailable, OnSolution, SearchStats, Status
 
 _REGISTRY: dict[str, str] = {
     "cpsat": "cpsolve.backends.cpsat:CpSatBackend",
+    "dlx": "cpsolve.backends.dlx:DlxBackend",
 }
 
-__all__ = ["Backend", "BackendUnavailable", "OnSolution", "SearchStats", "Status", "backend_class", "get_backend", "names"]
+__all__ = [
+    "Backend",
+    "BackendUnavailable",
+    "OnSolution",
+    "SearchStats",
+    "Status",
+    "backend_class",
+    "for_problem",
+    "get_backend",
+    "names",
+]
+
+AUTO = "auto"
+"""The default: the fastest backend that can express the problem (dlx, else cpsat for chains)."""
 
 
 def names() -> list[str]:
@@ -23,7 +38,8 @@ def names() -> list[str]:
 
 def backend_class(name: str) -> type[Backend]:
     if name not in _REGISTRY:
-        raise BackendUnavailable(f"unknown backend {name!r} (known: {', '.join(_REGISTRY)})", field="--backend")
+        known = ", ".join([AUTO, *_REGISTRY])
+        raise BackendUnavailable(f"unknown backend {name!r} (known: {known})", field="--backend")
     module, cls = _REGISTRY[name].split(":")
     return getattr(import_module(module), cls)
 
@@ -34,6 +50,17 @@ def get_backend(spec: str) -> Backend:
     cls = backend_class(name)
     if not cls.supported():
         raise BackendUnavailable(
-            f"backend {name!r} is not available: its dependency is not installed", field="--backend"
+            f"backend {name!r} is not available: {cls.install_hint}", field="--backend"
         )
     return cls(options or None)
+
+
+def for_problem(spec: str, problem: ExactCoverProblem) -> Backend:
+    """The backend `spec` names (or `auto`'s pick), checked to be able to solve `problem`."""
+    if spec == AUTO:
+        usable = [n for n in ("dlx", "cpsat") if backend_class(n).supported()]
+        spec = next((n for n in usable if backend_class(n)().unsupported_reason(problem) is None), "cpsat")
+    backend = get_backend(spec)
+    if (why := backend.unsupported_reason(problem)) is not None:
+        raise BackendUnavailable(why, field="--backend")
+    return backend

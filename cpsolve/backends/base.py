@@ -54,6 +54,8 @@ class Backend:
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
+    install_hint: ClassVar[str] = "its dependency is not installed"
+    """What `supported()` being False means, in words a user can act on."""
 
     def __init__(self, options: str | None = None):
         """`options` is the text after a colon in `--backend name:options` (e.g. a SAT solver name)."""

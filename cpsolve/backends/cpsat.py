@@ -18,6 +18,7 @@ from .base import Backend, OnSolution, SearchStats, Status
 class CpSatBackend(Backend):
     name = "cpsat"
     description = "OR-Tools CP-SAT (exact enumeration, fixed placement-order search)"
+    install_hint = "OR-Tools is not installed (pip install ortools)"
 
     @classmethod
     def supported(cls) -> bool:

@@ -1,0 +1,667 @@
+/*
+ * cpsolve._xcover: the exact-cover search behind the `dlx` backend, with no Python per node.
+ *
+ * Why this shape (measured on Bedlam, see results/benchmarks.md):
+ *  - Placements are bitboards (W 64-bit words, W = ceil(cells / 64)), so "does this placement still
+ *    fit" is W ANDs.
+ *  - Each search level keeps the list of placements that still fit (disjoint from the filled cells,
+ *    piece still available). Building a child's list also counts, per empty cell, how many live
+ *    placements cover it, so the next cell to fill is the one with the fewest candidates (MRV) at no
+ *    extra pass; a cell with no candidate prunes the branch at once.
+ *  - When the empty cells fall apart into several face-connected regions, each region's size must be
+ *    a sum of remaining piece sizes (a subset-sum bitset), which prunes dead pockets that MRV only
+ *    finds several levels deeper.
+ *  - Identical copies are one item with a multiplicity, so each set of placements is found once.
+ * The GIL is released during search and re-taken only for the solution callback and, every 2^14
+ * nodes, to let Ctrl-C through; solutions already passed to the callback are never lost.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAXW 8 /* up to 512 cells */
+
+typedef struct {
+    PyObject_HEAD
+    int n_cells, W, n_pieces, n_rows, max_depth;
+    uint64_t *mask;      /* n_rows * W */
+    int *row_piece;      /* n_rows */
+    int *cell_start;     /* n_rows + 1, offsets into cells */
+    int *cells;          /* concatenated row cells */
+    int *piece_count;    /* n_pieces */
+    int *piece_size;     /* n_pieces (0 when a piece has no rows) */
+    uint64_t *nb;        /* n_cells * W neighbour masks, or NULL (no region pruning) */
+    uint64_t full[MAXW];
+} Engine;
+
+#define LEVELS 4 /* candidate counts are exact up to LEVELS - 1 */
+typedef struct {
+    uint64_t ge[LEVELS][MAXW]; /* ge[k]: cells covered by more than k live placements */
+} Counts;
+
+typedef struct {
+    Engine *e;
+    uint64_t *live;      /* (max_depth + 2) * n_rows entries of W + 1 words (see ENTRY) */
+    Counts *counts;      /* (max_depth + 2) */
+    int *pcount;         /* (max_depth + 2) * n_pieces: live placements per piece */
+    uint64_t *occ;       /* (max_depth + 2) * MAXW: filled cells per level */
+    int *rem;            /* n_pieces */
+    int *chosen;         /* max_depth + 1 */
+    int *scratch;        /* n_cells */
+    int n_chosen;
+    long long nodes, solutions, max_solutions, scanned;
+    int stop;            /* 1 stopped by callback/limit, 2 timeout, -1 Python error */
+    double deadline;     /* monotonic seconds, 0 = none */
+    PyObject *callback;
+    PyThreadState *ts;
+    int region_pruning;
+    uint64_t exhausted;  /* bit p: piece p (< 64) has no copy left */
+    int many_pieces;     /* more than 64 pieces: test copies left per entry */
+} Ctx;
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Hand one solution to Python (GIL re-taken); returns nonzero to stop. */
+static int report(Ctx *c) {
+    c->solutions++;
+    if (c->callback != NULL && c->callback != Py_None) {
+        int rows[c->n_chosen > 0 ? c->n_chosen : 1];
+        memcpy(rows, c->chosen, sizeof(int) * (size_t)c->n_chosen);
+        qsort(rows, (size_t)c->n_chosen, sizeof(int), cmp_int);
+        PyEval_RestoreThread(c->ts);
+        PyObject *tuple = PyTuple_New(c->n_chosen);
+        int failed = tuple == NULL;
+        for (int i = 0; !failed && i < c->n_chosen; i++) {
+            PyObject *v = PyLong_FromLong(rows[i]);
+            if (v == NULL) failed = 1; else PyTuple_SET_ITEM(tuple, i, v);
+        }
+        PyObject *res = failed ? NULL : PyObject_CallOneArg(c->callback, tuple);
+        Py_XDECREF(tuple);
+        int stop = 0;
+        if (res == NULL) {
+            c->stop = -1;
+            stop = 1;
+        } else {
+            int truth = PyObject_IsTrue(res);
+            Py_DECREF(res);
+            if (truth < 0) { c->stop = -1; stop = 1; }
+            else if (truth) { c->stop = 1; stop = 1; }
+        }
+        c->ts = PyEval_SaveThread();
+        if (stop) return 1;
+    }
+    if (c->max_solutions > 0 && c->solutions >= c->max_solutions) {
+        c->stop = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Every 2^14 nodes: Ctrl-C and the deadline. */
+static int checkpoint(Ctx *c) {
+    if ((c->nodes & 0x3FFF) != 0) return 0;
+    if (c->deadline > 0 && now_seconds() > c->deadline) { c->stop = 2; return 1; }
+    PyEval_RestoreThread(c->ts);
+    int err = PyErr_CheckSignals();
+    c->ts = PyEval_SaveThread();
+    if (err < 0) { c->stop = -1; return 1; }
+    return 0;
+}
+
+/* Can the empty cells' face-connected regions each be filled by the remaining pieces?
+ * Sizes only: each region's size must be a subset sum of remaining piece sizes. */
+static int regions_ok(const Engine *e, const Ctx *c, const uint64_t *occ, const int W) {
+    uint64_t empty[MAXW], region[MAXW], frontier[MAXW], next[MAXW];
+    int any = 0;
+    for (int w = 0; w < W; w++) { empty[w] = e->full[w] & ~occ[w]; any |= empty[w] != 0; }
+    if (!any) return 1;
+    int sizes[64], n_regions = 0, total_empty = 0;
+    for (int w = 0; w < W; w++) total_empty += __builtin_popcountll(empty[w]);
+    while (1) {
+        int w0 = 0;
+        while (w0 < W && empty[w0] == 0) w0++;
+        if (w0 == W) break;
+        for (int w = 0; w < W; w++) { region[w] = 0; frontier[w] = 0; }
+        frontier[w0] = empty[w0] & (~empty[w0] + 1);
+        region[w0] = frontier[w0];
+        int size = 1, growing = 1;
+        while (growing) {
+            for (int w = 0; w < W; w++) next[w] = 0;
+            for (int w = 0; w < W; w++) {
+                uint64_t f = frontier[w];
+                while (f) {
+                    int cell = w * 64 + __builtin_ctzll(f);
+                    f &= f - 1;
+                    const uint64_t *n = e->nb + (size_t)cell * W;
+                    for (int v = 0; v < W; v++) next[v] |= n[v];
+                }
+            }
+            growing = 0;
+            for (int w = 0; w < W; w++) {
+                frontier[w] = next[w] & empty[w] & ~region[w];
+                region[w] |= frontier[w];
+                if (frontier[w]) { growing = 1; size += __builtin_popcountll(frontier[w]); }
+            }
+        }
+        if (n_regions == 0 && size == total_empty) return 1; /* one region: volumes already agree */
+        if (n_regions < 64) sizes[n_regions++] = size;
+        for (int w = 0; w < W; w++) empty[w] &= ~region[w];
+    }
+    /* subset sums of remaining pieces, as a bitset over 0..n_cells */
+    uint64_t dp[MAXW + 1] = {0};
+    dp[0] = 1;
+    const int DW = W + 1;
+    for (int p = 0; p < e->n_pieces; p++) {
+        for (int k = 0; k < c->rem[p]; k++) {
+            int s = e->piece_size[p], ws = s / 64, bs = s % 64;
+            for (int w = DW - 1; w >= ws; w--) {
+                uint64_t v = dp[w - ws] << bs;
+                if (bs && w - ws - 1 >= 0) v |= dp[w - ws - 1] >> (64 - bs);
+                dp[w] |= v;
+            }
+        }
+    }
+    for (int i = 0; i < n_regions; i++) {
+        int s = sizes[i];
+        if (!((dp[s / 64] >> (s % 64)) & 1)) return 0;
+    }
+    return 1;
+}
+
+/* Live placements are copied into each level's list as W mask words, one word (row << 32 | piece) and
+ * one word with the piece's bit (pieces 0..63; 0 beyond, which falls back to the copies-left array),
+ * so filtering is a sequential scan with no indirection. Candidate counts per cell are bit-sliced
+ * (at least 1, 2, ..., LEVELS live placements), exact per piece. */
+#define ENTRY(W) ((W) + 2)
+
+
+static inline __attribute__((always_inline)) void count_add(Counts *k, const uint64_t *m, const int W) {
+    for (int w = 0; w < W; w++) {
+        for (int level = LEVELS - 1; level > 0; level--) k->ge[level][w] |= k->ge[level - 1][w] & m[w];
+        k->ge[0][w] |= m[w];
+    }
+}
+
+/* The empty cell to fill next: -1 if some empty cell has no candidate (dead), else a cell with the
+ * fewest candidates up to "LEVELS or more"; *n gets that count (capped at LEVELS). */
+static inline __attribute__((always_inline)) int pick_cell(const Counts *k, const uint64_t *occ,
+                                                          const uint64_t *full, const int W, int *n) {
+    for (int w = 0; w < W; w++)
+        if (full[w] & ~occ[w] & ~k->ge[0][w]) return -1;
+    for (int level = 0; level < LEVELS - 1; level++)
+        for (int w = 0; w < W; w++) {
+            uint64_t exact = full[w] & ~occ[w] & ~k->ge[level + 1][w];
+            if (exact) { *n = level + 1; return w * 64 + __builtin_ctzll(exact); }
+        }
+    for (int w = 0; w < W; w++) {
+        uint64_t empty = full[w] & ~occ[w];
+        if (empty) { *n = LEVELS; return w * 64 + __builtin_ctzll(empty); }
+    }
+    return -1;
+}
+
+/* Near the root every cell has many candidates and the bit-sliced counts cannot tell them apart;
+ * there, count exactly (few nodes, and the choice shapes the whole tree below). */
+static int exact_pick(Ctx *c, const uint64_t *live, int n_live, const uint64_t *occ, const int W, int *n) {
+    const Engine *e = c->e;
+    int *cnt = c->scratch;
+    memset(cnt, 0, sizeof(int) * (size_t)e->n_cells);
+    for (int i = 0; i < n_live; i++) {
+        const uint64_t *m = live + (size_t)i * ENTRY(W);
+        for (int w = 0; w < W; w++)
+            for (uint64_t b = m[w]; b; b &= b - 1) cnt[w * 64 + __builtin_ctzll(b)]++;
+    }
+    int best = -1;
+    *n = 1 << 30;
+    for (int cell = 0; cell < e->n_cells; cell++)
+        if (!((occ[cell / 64] >> (cell % 64)) & 1) && cnt[cell] < *n) { *n = cnt[cell]; best = cell; }
+    return best;
+}
+
+/* Fill the cell (or single-copy piece) with the fewest live placements, each way; recurse. */
+static inline __attribute__((always_inline)) void search_body(
+    Ctx *c, int depth, int n_live, const int W, void (*recurse)(Ctx *, int, int)) {
+    const Engine *e = c->e;
+    const int E = ENTRY(W);
+    c->nodes++;
+    if (checkpoint(c)) return;
+    const uint64_t *live = c->live + (size_t)depth * e->n_rows * E;
+    const Counts *counts = &c->counts[depth];
+    const int *pcount = c->pcount + (size_t)depth * e->n_pieces;
+    uint64_t *occ = c->occ + (size_t)depth * MAXW;
+    int best_count = 0;
+    int best = pick_cell(counts, occ, e->full, W, &best_count);
+    if (best < 0) return;
+    if (best_count >= LEVELS) best = exact_pick(c, live, n_live, occ, W, &best_count);
+    /* A single-copy piece with fewer candidates than the best cell is the better branch (pieces are
+     * items too, as in DLX); a piece with fewer candidates than copies left is a dead end. */
+    int best_piece = -1;
+    for (int p = 0; p < e->n_pieces; p++) {
+        int left = c->rem[p];
+        if (left == 0) continue;
+        int n = pcount[p];
+        if (n < left) return;
+        if (left == 1 && n < best_count) { best_count = n; best_piece = p; }
+    }
+    if (c->region_pruning && !regions_ok(e, c, occ, W)) return;
+    const int bw = best / 64; /* used when best_piece < 0 */
+    const uint64_t bbit = (uint64_t)1 << (best % 64);
+    uint64_t *child = c->live + (size_t)(depth + 1) * e->n_rows * E;
+    Counts *child_counts = &c->counts[depth + 1];
+    int *child_pcount = c->pcount + (size_t)(depth + 1) * e->n_pieces;
+    uint64_t *nocc = c->occ + (size_t)(depth + 1) * MAXW;
+    for (int i = 0; i < n_live; i++) {
+        const uint64_t *m = live + (size_t)i * E;
+        const int p = (int)(uint32_t)m[W];
+        if (best_piece >= 0 ? p != best_piece : !(m[bw] & bbit)) continue;
+        int done = 1;
+        for (int w = 0; w < W; w++) {
+            nocc[w] = occ[w] | m[w];
+            done &= nocc[w] == e->full[w];
+        }
+        c->chosen[c->n_chosen++] = (int)(m[W] >> 32);
+        c->rem[p]--;
+        const uint64_t saved_exhausted = c->exhausted;
+        if (c->rem[p] == 0) c->exhausted |= m[W + 1];
+        if (done) {
+            if (report(c)) { c->rem[p]++; c->n_chosen--; c->exhausted = saved_exhausted; return; }
+        } else {
+            memset(child_counts, 0, sizeof(Counts));
+            memset(child_pcount, 0, sizeof(int) * (size_t)e->n_pieces);
+            int n_child = 0;
+            c->scanned += n_live;
+            for (int j = 0; j < n_live; j++) {
+                /* branch-free: the keep test is unpredictable, so every entry is copied and counted
+                 * under a mask, and only kept entries advance the output. */
+                const uint64_t *mq = live + (size_t)j * E;
+                const int q = (int)(uint32_t)mq[W];
+                uint64_t clash = 0;
+                for (int w = 0; w < W; w++) clash |= mq[w] & nocc[w];
+                clash |= mq[W + 1] & c->exhausted;
+                const int keep = (clash == 0) & (!c->many_pieces || c->rem[q] != 0);
+                const uint64_t keep_mask = (uint64_t)0 - (uint64_t)keep;
+                uint64_t *dst = child + (size_t)n_child * E;
+                uint64_t kept[MAXW];
+                for (int w = 0; w < W; w++) { dst[w] = mq[w]; kept[w] = mq[w] & keep_mask; }
+                dst[W] = mq[W];
+                dst[W + 1] = mq[W + 1];
+                n_child += keep;
+                child_pcount[q] += keep;
+                count_add(child_counts, kept, W);
+            }
+            recurse(c, depth + 1, n_child);
+        }
+        c->exhausted = saved_exhausted;
+        c->rem[p]++;
+        c->n_chosen--;
+        if (c->stop) return;
+    }
+}
+
+static void search_w1(Ctx *c, int depth, int n_live) { search_body(c, depth, n_live, 1, search_w1); }
+static void search_w2(Ctx *c, int depth, int n_live) { search_body(c, depth, n_live, 2, search_w2); }
+static void search_w4(Ctx *c, int depth, int n_live) { search_body(c, depth, n_live, 4, search_w4); }
+static void search_wn(Ctx *c, int depth, int n_live) { search_body(c, depth, n_live, c->e->W, search_wn); }
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void engine_free_arrays(Engine *e) {
+    free(e->mask); free(e->row_piece); free(e->cell_start); free(e->cells);
+    free(e->piece_count); free(e->piece_size); free(e->nb);
+    e->mask = NULL; e->row_piece = NULL; e->cell_start = NULL; e->cells = NULL;
+    e->piece_count = NULL; e->piece_size = NULL; e->nb = NULL;
+}
+
+static void Engine_dealloc(Engine *self) {
+    engine_free_arrays(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Read a sequence of ints; -1 and an exception on error. */
+static int read_ints(PyObject *obj, int *out, Py_ssize_t n, int lo, int hi, const char *what) {
+    PyObject *seq = PySequence_Fast(obj, what);
+    if (seq == NULL) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd values", what, n);
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+        if (v < lo || v >= hi) {
+            PyErr_Format(PyExc_ValueError, "%s: value %ld out of range [%d, %d)", what, v, lo, hi);
+            Py_DECREF(seq);
+            return -1;
+        }
+        out[i] = (int)v;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int read_rows(Engine *e, PyObject *row_cells) {
+    PyObject *seq = PySequence_Fast(row_cells, "row_cells must be a sequence");
+    if (seq == NULL) return -1;
+    Py_ssize_t total = 0;
+    for (int r = 0; r < e->n_rows; r++) {
+        Py_ssize_t n = PyObject_Length(PySequence_Fast_GET_ITEM(seq, r));
+        if (n <= 0) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "row %d covers no cell", r);
+            Py_DECREF(seq);
+            return -1;
+        }
+        total += n;
+    }
+    e->cells = malloc(sizeof(int) * (size_t)total);
+    e->mask = calloc((size_t)e->n_rows * e->W, sizeof(uint64_t));
+    if (!e->cells || !e->mask) { Py_DECREF(seq); PyErr_NoMemory(); return -1; }
+    Py_ssize_t at = 0;
+    for (int r = 0; r < e->n_rows; r++) {
+        PyObject *row = PySequence_Fast_GET_ITEM(seq, r);
+        Py_ssize_t n = PyObject_Length(row);
+        e->cell_start[r] = (int)at;
+        if (read_ints(row, e->cells + at, n, 0, e->n_cells, "row cell") < 0) { Py_DECREF(seq); return -1; }
+        for (Py_ssize_t k = 0; k < n; k++) {
+            int cell = e->cells[at + k];
+            uint64_t *m = e->mask + (size_t)r * e->W + cell / 64;
+            if (*m & ((uint64_t)1 << (cell % 64))) {
+                PyErr_Format(PyExc_ValueError, "row %d covers cell %d twice", r, cell);
+                Py_DECREF(seq);
+                return -1;
+            }
+            *m |= (uint64_t)1 << (cell % 64);
+        }
+        int p = e->row_piece[r];
+        if (e->piece_size[p] && e->piece_size[p] != n) {
+            PyErr_Format(PyExc_ValueError, "piece %d has placements of different sizes", p);
+            Py_DECREF(seq);
+            return -1;
+        }
+        e->piece_size[p] = (int)n;
+        at += n;
+    }
+    e->cell_start[e->n_rows] = (int)at;
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int read_neighbors(Engine *e, PyObject *neighbors) {
+    if (neighbors == NULL || neighbors == Py_None) return 0;
+    PyObject *seq = PySequence_Fast(neighbors, "neighbors must be a sequence");
+    if (seq == NULL) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != e->n_cells) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "neighbors: one list per cell expected");
+        return -1;
+    }
+    e->nb = calloc((size_t)e->n_cells * e->W, sizeof(uint64_t));
+    if (!e->nb) { Py_DECREF(seq); PyErr_NoMemory(); return -1; }
+    for (int cell = 0; cell < e->n_cells; cell++) {
+        PyObject *lst = PySequence_Fast_GET_ITEM(seq, cell);
+        Py_ssize_t n = PyObject_Length(lst);
+        if (n < 0) { Py_DECREF(seq); return -1; }
+        int buf[n > 0 ? n : 1];
+        if (read_ints(lst, buf, n, 0, e->n_cells, "neighbor") < 0) { Py_DECREF(seq); return -1; }
+        for (Py_ssize_t k = 0; k < n; k++) e->nb[(size_t)cell * e->W + buf[k] / 64] |= (uint64_t)1 << (buf[k] % 64);
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* Region pruning assumes every placement lies inside one face-connected region: true of polycube
+ * pieces, not of arbitrary exact-cover rows. Any row that is not connected turns it off. */
+static int rows_connected(const Engine *e) {
+    const int W = e->W;
+    for (int r = 0; r < e->n_rows; r++) {
+        const uint64_t *m = e->mask + (size_t)r * W;
+        uint64_t seen[MAXW] = {0}, frontier[MAXW] = {0};
+        int first = e->cells[e->cell_start[r]];
+        seen[first / 64] = frontier[first / 64] = (uint64_t)1 << (first % 64);
+        int size = 1, growing = 1;
+        while (growing) {
+            uint64_t next[MAXW] = {0};
+            for (int w = 0; w < W; w++)
+                for (uint64_t f = frontier[w]; f; f &= f - 1) {
+                    const uint64_t *n = e->nb + (size_t)(w * 64 + __builtin_ctzll(f)) * W;
+                    for (int v = 0; v < W; v++) next[v] |= n[v];
+                }
+            growing = 0;
+            for (int w = 0; w < W; w++) {
+                frontier[w] = next[w] & m[w] & ~seen[w];
+                seen[w] |= frontier[w];
+                size += __builtin_popcountll(frontier[w]);
+                growing |= frontier[w] != 0;
+            }
+        }
+        if (size != e->cell_start[r + 1] - e->cell_start[r]) return 0;
+    }
+    return 1;
+}
+
+static int Engine_init(Engine *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"n_cells", "piece_counts", "row_piece", "row_cells", "neighbors", NULL};
+    int n_cells;
+    PyObject *piece_counts, *row_piece, *row_cells, *neighbors = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOO|O", kwlist, &n_cells, &piece_counts, &row_piece,
+                                     &row_cells, &neighbors))
+        return -1;
+    engine_free_arrays(self);
+    if (n_cells <= 0 || n_cells > 64 * MAXW) {
+        PyErr_Format(PyExc_ValueError, "n_cells must be in 1..%d", 64 * MAXW);
+        return -1;
+    }
+    Py_ssize_t n_pieces = PyObject_Length(piece_counts), n_rows = PyObject_Length(row_piece);
+    if (n_pieces < 0 || n_rows < 0) return -1;
+    if (PyObject_Length(row_cells) != n_rows) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "row_piece and row_cells differ in length");
+        return -1;
+    }
+    self->n_cells = n_cells;
+    self->W = (n_cells + 63) / 64;
+    self->n_pieces = (int)n_pieces;
+    self->n_rows = (int)n_rows;
+    self->piece_count = calloc((size_t)n_pieces + 1, sizeof(int));
+    self->piece_size = calloc((size_t)n_pieces + 1, sizeof(int));
+    self->row_piece = calloc((size_t)n_rows + 1, sizeof(int));
+    self->cell_start = calloc((size_t)n_rows + 1, sizeof(int));
+    if (!self->piece_count || !self->piece_size || !self->row_piece || !self->cell_start) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (read_ints(piece_counts, self->piece_count, n_pieces, 0, 1 << 20, "piece_counts") < 0) return -1;
+    if (read_ints(row_piece, self->row_piece, n_rows, 0, (int)n_pieces, "row_piece") < 0) return -1;
+    if (read_rows(self, row_cells) < 0) return -1;
+    if (read_neighbors(self, neighbors) < 0) return -1;
+    if (self->nb != NULL && !rows_connected(self)) { free(self->nb); self->nb = NULL; }
+    memset(self->full, 0, sizeof(self->full));
+    for (int cell = 0; cell < n_cells; cell++) self->full[cell / 64] |= (uint64_t)1 << (cell % 64);
+    self->max_depth = 0;
+    for (int p = 0; p < n_pieces; p++) self->max_depth += self->piece_count[p];
+    if (self->max_depth > n_cells) self->max_depth = n_cells;
+    return 0;
+}
+
+static void ctx_free(Ctx *c) {
+    free(c->live); free(c->counts); free(c->pcount); free(c->occ); free(c->rem); free(c->chosen); free(c->scratch);
+}
+
+/* Allocate the search state, apply the forced rows and build level 0's live list.
+ * Returns -1 (exception set), 0 when the forced rows clash, 1 otherwise. */
+static int ctx_start(Ctx *c, Engine *e, PyObject *forced, int *n_live) {
+    memset(c, 0, sizeof(*c));
+    c->e = e;
+    const size_t levels = (size_t)e->max_depth + 2, E = (size_t)ENTRY(e->W);
+    c->live = malloc(sizeof(uint64_t) * levels * (size_t)(e->n_rows + 1) * E);
+    c->counts = calloc(levels, sizeof(Counts));
+    c->pcount = calloc(levels * (size_t)(e->n_pieces + 1), sizeof(int));
+    c->occ = calloc(levels * MAXW, sizeof(uint64_t));
+    c->rem = malloc(sizeof(int) * (size_t)(e->n_pieces + 1));
+    c->chosen = malloc(sizeof(int) * (size_t)(e->max_depth + 1));
+    c->scratch = malloc(sizeof(int) * (size_t)e->n_cells);
+    if (!c->live || !c->counts || !c->pcount || !c->occ || !c->rem || !c->chosen || !c->scratch) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(c->rem, e->piece_count, sizeof(int) * (size_t)e->n_pieces);
+    c->region_pruning = e->nb != NULL;
+    c->many_pieces = e->n_pieces > 64;
+    Py_ssize_t nf = forced == NULL ? 0 : PyObject_Length(forced);
+    if (nf < 0) return -1;
+    int rows[nf > 0 ? nf : 1];
+    if (nf > 0 && read_ints(forced, rows, nf, 0, e->n_rows, "forced") < 0) return -1;
+    uint64_t *occ = c->occ;
+    int ok = 1;
+    for (Py_ssize_t i = 0; i < nf; i++) {
+        const uint64_t *m = e->mask + (size_t)rows[i] * e->W;
+        for (int w = 0; w < e->W; w++) { if (occ[w] & m[w]) ok = 0; occ[w] |= m[w]; }
+        if (c->rem[e->row_piece[rows[i]]]-- <= 0) ok = 0;
+        if (c->n_chosen < e->max_depth) c->chosen[c->n_chosen++] = rows[i]; else ok = 0;
+    }
+    if (!ok) return 0;
+    int n = 0;
+    for (int r = 0; r < e->n_rows; r++) {
+        if (c->rem[e->row_piece[r]] <= 0) continue;
+        const uint64_t *m = e->mask + (size_t)r * e->W;
+        uint64_t clash = 0;
+        for (int w = 0; w < e->W; w++) clash |= m[w] & occ[w];
+        if (clash) continue;
+        uint64_t *dst = c->live + (size_t)n * E;
+        memcpy(dst, m, sizeof(uint64_t) * (size_t)e->W);
+        dst[e->W] = ((uint64_t)r << 32) | (uint32_t)e->row_piece[r];
+        dst[e->W + 1] = e->row_piece[r] < 64 ? (uint64_t)1 << e->row_piece[r] : 0;
+        n++;
+        c->pcount[e->row_piece[r]]++;
+        count_add(&c->counts[0], m, e->W);
+    }
+    *n_live = n;
+    return 1;
+}
+
+static int all_full(const Engine *e, const Ctx *c) {
+    for (int w = 0; w < e->W; w++) if (c->occ[w] != e->full[w]) return 0;
+    return 1;
+}
+
+static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"callback", "forced", "max_solutions", "timeout", "region_pruning", NULL};
+    PyObject *callback, *forced = NULL, *timeout = Py_None;
+    long long max_solutions = 0;
+    int region_pruning = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OLOp", kwlist, &callback, &forced, &max_solutions,
+                                     &timeout, &region_pruning))
+        return NULL;
+    if (self->mask == NULL) { PyErr_SetString(PyExc_RuntimeError, "Engine not initialised"); return NULL; }
+    Ctx c;
+    int n_live = 0;
+    int started = ctx_start(&c, self, forced, &n_live);
+    if (started < 0) { ctx_free(&c); return NULL; }
+    c.callback = callback;
+    c.max_solutions = max_solutions;
+    c.region_pruning = c.region_pruning && region_pruning;
+    if (timeout != Py_None) {
+        double t = PyFloat_AsDouble(timeout);
+        if (t == -1.0 && PyErr_Occurred()) { ctx_free(&c); return NULL; }
+        c.deadline = now_seconds() + (t > 0 ? t : 1e-6);
+    }
+    c.ts = PyEval_SaveThread();
+    if (started == 1) {
+        if (all_full(self, &c)) report(&c);
+        else if (self->W == 1) search_w1(&c, 0, n_live);
+        else if (self->W == 2) search_w2(&c, 0, n_live);
+        else if (self->W == 4) search_w4(&c, 0, n_live);
+        else search_wn(&c, 0, n_live);
+    }
+    PyEval_RestoreThread(c.ts);
+    ctx_free(&c);
+    if (c.stop == -1) return NULL;
+    const char *status = c.stop == 2 ? "timeout" : c.stop == 1 ? "stopped" : "complete";
+    return Py_BuildValue("{s:L,s:L,s:L,s:s}", "solutions", c.solutions, "nodes", c.nodes, "scanned", c.scanned,
+                         "status", status);
+}
+
+/* The placements covering the cell the search would fill next after `forced`: splitting on them
+ * partitions the solutions (for parallel workers). Empty when `forced` is dead or complete. */
+static PyObject *Engine_branches(Engine *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"forced", NULL};
+    PyObject *forced = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &forced)) return NULL;
+    if (self->mask == NULL) { PyErr_SetString(PyExc_RuntimeError, "Engine not initialised"); return NULL; }
+    Ctx c;
+    int n_live = 0;
+    int started = ctx_start(&c, self, forced, &n_live);
+    if (started < 0) { ctx_free(&c); return NULL; }
+    PyObject *out = PyList_New(0);
+    if (out != NULL && started == 1 && !all_full(self, &c)) {
+        const int W = self->W, E = ENTRY(W);
+        int n = 0, best = pick_cell(&c.counts[0], c.occ, self->full, W, &n), best_piece = -1;
+        for (int p = 0; best >= 0 && p < self->n_pieces; p++)
+            if (c.rem[p] == 1 && c.pcount[p] < n) { n = c.pcount[p]; best_piece = p; }
+        for (int i = 0; best >= 0 && i < n_live; i++) {
+            const uint64_t *m = c.live + (size_t)i * E;
+            int covers = best_piece >= 0 ? (int)(uint32_t)m[W] == best_piece : (int)((m[best / 64] >> (best % 64)) & 1);
+            if (!covers) continue;
+            PyObject *v = PyLong_FromLong((long)(m[W] >> 32));
+            if (v == NULL || PyList_Append(out, v) < 0) { Py_XDECREF(v); Py_CLEAR(out); break; }
+            Py_DECREF(v);
+        }
+    }
+    ctx_free(&c);
+    if (out == NULL) return NULL;
+    PyObject *t = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return t;
+}
+
+static PyMethodDef Engine_methods[] = {
+    {"search", (PyCFunction)(void (*)(void))Engine_search, METH_VARARGS | METH_KEYWORDS,
+     "search(callback, *, forced=(), max_solutions=0, timeout=None, region_pruning=True) -> dict\n"
+     "Call callback(sorted row tuple) per solution containing the forced rows; a truthy return stops.\n"
+     "Returns {'solutions', 'nodes', 'status': 'complete'|'stopped'|'timeout'}."},
+    {"branches", (PyCFunction)(void (*)(void))Engine_branches, METH_VARARGS | METH_KEYWORDS,
+     "branches(forced=()) -> tuple of rows covering the next cell the search would fill."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject EngineType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cpsolve._xcover.Engine",
+    .tp_basicsize = sizeof(Engine),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Engine(n_cells, piece_counts, row_piece, row_cells, neighbors=None): exact cover with\n"
+              "multiplicities; neighbors (one list per cell) enables region-size pruning.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Engine_init,
+    .tp_dealloc = (destructor)Engine_dealloc,
+    .tp_methods = Engine_methods,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_xcover",
+    .m_doc = "Bitboard exact-cover search for cpsolve's dlx backend.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit__xcover(void) {
+    if (PyType_Ready(&EngineType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&EngineType);
+    if (PyModule_AddObject(m, "Engine", (PyObject *)&EngineType) < 0) {
+        Py_DECREF(&EngineType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,214 @@
+"""The compiled exact-cover engine, the subproblem split, and the process pool.
+
+The engine is checked against brute force on random exact-cover instances with multiplicities,
+so that every pruning rule in it (fewest candidates, pieces as items, region sizes) must keep
+exactly the right solutions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import run_cli, run_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cpsolve._xcover import Engine
+from cpsolve.backends.dlx import DlxBackend, build_engine
+from cpsolve.catalog import load
+from cpsolve.enumeration import enumerate_classes, plan, prepare
+
+
+def brute_force(n_cells, counts, rows):
+    """Every set of rows covering each cell once and using piece p exactly counts[p] times."""
+    out = set()
+    k = sum(counts)
+    for combo in itertools.combinations(range(len(rows)), k):
+        cells = [c for r in combo for c in rows[r][1]]
+        used = [sum(1 for r in combo if rows[r][0] == p) for p in range(len(counts))]
+        if sorted(cells) == list(range(n_cells)) and used == list(counts):
+            out.add(combo)
+    return out
+
+
+@st.composite
+def instances(draw):
+    """Pieces of sizes 1-3 with 1-2 copies, random placements over a line of cells."""
+    n_pieces = draw(st.integers(1, 3))
+    sizes = [draw(st.integers(1, 3)) for _ in range(n_pieces)]
+    counts = [draw(st.integers(1, 2)) for _ in range(n_pieces)]
+    n_cells = sum(s * c for s, c in zip(sizes, counts))
+    rows = []
+    for p, size in enumerate(sizes):
+        for _ in range(draw(st.integers(1, 7))):
+            rows.append((p, tuple(sorted(draw(st.sets(st.integers(0, n_cells - 1), min_size=size, max_size=size))))))
+    return n_cells, counts, rows
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances(), st.booleans())
+def test_engine_matches_brute_force(instance, with_neighbors):
+    n_cells, counts, rows = instance
+    neighbors = [[c - 1] * (c > 0) + [c + 1] * (c + 1 < n_cells) for c in range(n_cells)] if with_neighbors else None
+    engine = Engine(n_cells, counts, [p for p, _ in rows], [cells for _, cells in rows], neighbors)
+    found = []
+    out = engine.search(found.append)
+    assert out["status"] == "complete" and out["solutions"] == len(found)
+    assert len(set(found)) == len(found)  # identical copies never give the same solution twice
+    assert set(found) == brute_force(n_cells, counts, rows)
+
+
+def test_engine_rejects_bad_input():
+    with pytest.raises(ValueError, match="out of range"):
+        Engine(3, [1], [0], [(0, 1, 5)])
+    with pytest.raises(ValueError, match="twice"):
+        Engine(3, [1], [0], [(0, 0, 1)])
+    with pytest.raises(ValueError, match="different sizes"):
+        Engine(3, [2], [0, 0], [(0,), (1, 2)])
+    with pytest.raises(ValueError, match="differ in length"):
+        Engine(3, [1], [0, 0], [(0, 1, 2)])
+
+
+def test_engine_forced_rows_limit_and_callback_stop():
+    problem = prepare(load("soma")).broken.problem
+    engine = build_engine(problem)
+    assert engine.search(None, max_solutions=7) == {**engine.search(None, max_solutions=7), "solutions": 7,
+                                                     "status": "stopped"}
+    seen = []
+    assert engine.search(lambda rows: seen.append(rows) or len(seen) == 3)["status"] == "stopped"
+    assert len(seen) == 3
+    clash = [r for r in problem.rows_by_piece[0]][:2]  # two placements of one piece: no solution
+    assert engine.search(None, forced=clash)["solutions"] == 0
+
+
+def test_callback_exception_propagates():
+    engine = build_engine(prepare(load("soma")).broken.problem)
+
+    def boom(rows):
+        raise ValueError("from the callback")
+
+    with pytest.raises(ValueError, match="from the callback"):
+        engine.search(boom)
+
+
+@pytest.mark.parametrize("model", ["soma", "t-tetracube-6x6x2", "conway-5x5x5"])
+def test_split_partitions_the_solutions(model):
+    broken = prepare(load(model)).broken
+    engine = build_engine(broken.problem)
+    whole: list[tuple[int, ...]] = []
+    for forced in [(r,) for r in broken.key_rows] or [()]:
+        engine.search(whole.append, forced=forced)
+    parts = plan(broken, workers=4)
+    assert len(parts) > max(len(broken.key_rows), 1)
+    pieces: list[tuple[int, ...]] = []
+    for forced in parts:
+        before = len(pieces)
+        engine.search(pieces.append, forced=forced)
+        assert all(set(forced) <= set(s) for s in pieces[before:])
+    assert sorted(pieces) == sorted(whole) and len(set(pieces)) == len(pieces)
+
+
+def test_engine_branches_partition_like_split():
+    problem = prepare(load("soma")).broken.problem
+    engine = build_engine(problem)
+    total = engine.search(None)["solutions"]
+    assert sum(engine.search(None, forced=(r,))["solutions"] for r in engine.branches()) == total
+
+
+@pytest.mark.parametrize("workers", ["1", "2", "3"])
+def test_workers_give_the_same_counts_and_file(workers, tmp_path):
+    out = tmp_path / "s.jsonl"
+    r = run_json("enumerate", "t-tetracube-6x6x2", "--workers", workers, "--out", str(out), "--quiet")
+    assert (r["total"], r["unique_rotation"], r["unique_symmetry"]) == (136, 20, 10) and r["complete"]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 10 and sum(line["assemblies"] for line in lines) == 136
+
+
+def test_workers_with_cpsat_and_limit():
+    r = run_json("enumerate", "soma", "--backend", "cpsat", "--workers", "2", "--no-save", "--quiet")
+    assert (r["total"], r["unique_rotation"], r["unique_symmetry"]) == (11520, 480, 240)
+    r = run_json("enumerate", "soma", "--workers", "2", "--limit", "4", "--no-save", "--quiet")
+    assert r["unique_symmetry"] == 4 and r["status"] == "stopped"
+
+
+def test_enumerate_in_process_with_pool_matches_serial():
+    prepared = prepare(load("cubissimo"))
+    serial = enumerate_classes(prepared, DlxBackend(), workers=1)
+    pooled = enumerate_classes(prepared, DlxBackend(), workers=2)
+    assert serial.counts() == pooled.counts() == {"total": 6624, "unique_rotation": 276, "unique_symmetry": 138}
+    assert pooled.subproblems > serial.subproblems
+
+
+def test_dlx_refuses_chains_in_one_line():
+    proc = run_cli("enumerate", "snake-27", "--backend", "dlx", "--no-save")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "chain" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_auto_backend_uses_cpsat_for_chains():
+    r = run_json("enumerate", "snake-27", "--no-save", "--quiet")
+    assert r["backend"] == "cpsat" and (r["total"], r["unique_rotation"], r["unique_symmetry"]) == (48, 2, 1)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_keeps_every_class_found(workers, tmp_path):
+    """Interrupt Bedlam after a few seconds: exit 130, and the file holds the classes reported."""
+    out = tmp_path / "bedlam.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cpsolve", "enumerate", "bedlam", "--workers", workers, "--out", str(out), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    summary = json.loads(stdout)
+    assert summary["status"] == "interrupted" and not summary["complete"]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert 0 < len(lines) == summary["unique_symmetry"] < 19186
+    assert "Traceback" not in stderr
+
+
+def test_compare_agrees_and_measures():
+    proc = run_cli("compare", "soma", "--backends", "cpsat,dlx", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [r["backend"] for r in rows] == ["cpsat", "dlx"]
+    for r in rows:
+        assert (r["total"], r["unique_rotation"], r["unique_symmetry"]) == (11520, 480, 240)
+        assert r["status"] == "complete" and r["peak_mb"] > 1 and r["cpu_seconds"] > 0
+        assert 0 <= r["first_seconds"] <= r["all_seconds"]
+
+
+def test_compare_names_the_backend_that_disagrees():
+    from cpsolve.compare import CompareRow, disagreement
+
+    def row(name, counts):
+        return CompareRow("p", name, "complete", 0.1, 1.0, 1.0, 10.0, *counts)
+
+    good, bad = (10, 5, 3), (10, 5, 4)
+    assert disagreement([row("a", good), row("b", good)], None) is None
+    assert "c counts 10 / 5 / 4" in disagreement([row("a", good), row("b", good), row("c", bad)], None)
+    assert "a counts 10 / 5 / 3" in disagreement([row("a", good), row("c", bad)], bad)
+    assert "disagree" in disagreement([row("a", good), row("c", bad)], None)
+
+
+def test_compare_exit_status_on_disagreement(write_puzzle):
+    from cpsolve.catalog import models_dir
+
+    text = (models_dir() / "soma.yaml").read_text().replace("unique_symmetry: 240", "unique_symmetry: 241")
+    proc = run_cli("compare", str(write_puzzle(text)), "--backends", "dlx")
+    assert proc.returncode == 1
+    assert "dlx counts 11520 / 480 / 240 but the reference is 11520 / 480 / 241" in proc.stderr
+
+
+def test_backends_lists_versions():
+    proc = run_cli("backends")
+    assert proc.returncode == 0
+    assert "ortools" in proc.stdout and "cpsolve._xcover" in proc.stdout
