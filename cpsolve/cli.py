@@ -280,7 +280,8 @@ def report(
                         *([f"--timeout {timeout:g}"] if timeout else []), f"--out-dir {out_dir}"])
 
     def show(row) -> None:
-        counts = f"{row.total} / {row.unique_rotation} / {row.unique_symmetry}" if row.mode == "enumerate" else row.status
+        counts = (f"{row.total} / {row.unique_rotation} / {row.unique_symmetry}" if row.mode == "enumerate"
+                  else "solved" if row.matches else f"not solved ({row.status})")
         typer.echo(f"{row.model}: {counts} ({row.seconds:.2f} s) {'ok' if row.matches else 'MISMATCH'}", err=True)
 
     rows = run_report(names, lambda m: for_problem(backend, load(m).problem), timeout, n_workers, show)
