@@ -293,6 +293,67 @@ def report(
         raise typer.Exit(1)
 
 
+@app.command("export")
+def export_cmd(
+    model: ModelArg,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The file to write.")],
+    fmt: Annotated[str, typer.Option("--format", help="dimacs (CNF, any SAT solver) or xcc (Knuth's DLX).")] = "dimacs",
+    encoding: Annotated[str | None, typer.Option(help="Cardinality encoding of the CNF (pysat's names).")] = None,
+    symmetry_breaking: Annotated[bool, typer.Option(help="Export the symmetry-broken problem.")] = True,
+) -> None:
+    """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC."""
+    from .catalog import load
+    from .cnf import DEFAULT_ENCODING, encode
+    from .enumeration import prepare
+    from .exchange import write_dimacs, write_xcc
+
+    if fmt not in ("dimacs", "xcc"):
+        raise CpsolveError(f"unknown format {fmt!r} (known: dimacs, xcc)", field="--format")
+    loaded = load(model)
+    problem = prepare(loaded).broken.problem if symmetry_breaking else loaded.problem
+    if fmt == "xcc":
+        text = write_xcc(problem)
+    else:
+        meta = {"puzzle": loaded.spec.name, "symmetry-breaking": "on" if symmetry_breaking else "off"}
+        text = write_dimacs(encode(problem, encoding or DEFAULT_ENCODING), problem, meta)
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
+    typer.echo(f"{loaded.spec.name}: {len(problem.rows)} placements written to {output} ({fmt})", err=True)
+
+
+@app.command()
+def decode(
+    model: ModelArg,
+    cnf_file: Annotated[Path, typer.Argument(help="The CNF written by `cpsolve export --format dimacs`.")],
+    solver_output: Annotated[Path, typer.Argument(help="The SAT solver's output (s and v lines).")],
+) -> None:
+    """Check a SAT solver's answer to an exported CNF and draw the solution.
+
+    Exit 0: a verified solution (drawn). Exit 1: the solver said UNSATISFIABLE or UNKNOWN. Exit 2: the
+    files were rejected (another model or options, edited CNF, malformed output, a wrong assignment).
+    """
+    from .catalog import load
+    from .exchange import decode as decode_answer
+    from .render import draw
+    from .solutions import labelled, rows_as_placements
+
+    loaded = load(model)
+    result = decode_answer(loaded, _read_text(cnf_file), str(cnf_file), _read_text(solver_output), str(solver_output))
+    if result.problem is None:
+        typer.echo(result.status)
+        raise typer.Exit(1)
+    typer.echo(draw(labelled(result.problem, rows_as_placements(result.problem, result.rows))))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CpsolveError(f"cannot read the file: {getattr(exc, 'strerror', None) or exc}", where=str(path)) from None
+
+
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:

@@ -150,7 +150,7 @@ def enumerate_classes(
     result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe())
     result.tally.numberings = 1 + len(prepared.problem.label_symmetries)
     collect = _Collector(prepared, result, limit, on_class, progress)
-    parts = plan(prepared.broken, workers)
+    parts = plan(prepared.broken, workers, backend.parts_per_worker)
     result.subproblems = len(parts)
     start = time.perf_counter()
     deadline = None if timeout is None else time.time() + timeout
@@ -182,17 +182,18 @@ def _run_serial(problem: ExactCoverProblem, backend: Backend, parts: Sequence[tu
         result.subproblems_done += 1
 
 
-def plan(broken: BrokenProblem, workers: int) -> list[tuple[int, ...]]:
+def plan(broken: BrokenProblem, workers: int, per_worker: int = 64) -> list[tuple[int, ...]]:
     """The subproblems to run: one per key placement, split further until a pool has enough to share.
 
-    Aiming at 16 parts per worker keeps both cores busy to the end even though parts differ in size
-    by orders of magnitude; a serial run keeps the coarse split (its progress is just as useful).
+    Parts differ in size by orders of magnitude, so a pool needs several per worker to stay busy to
+    the end (`per_worker`, the backend's `parts_per_worker`); a serial run keeps the coarse split
+    (its progress is just as useful).
     """
     parts = subproblems(broken)
     if workers <= 1:
         return parts
     for _ in range(3):
-        if len(parts) >= 16 * workers:
+        if len(parts) >= per_worker * workers:
             break
         parts = [deeper for forced in parts for deeper in split(broken.problem, forced)]
     return parts

@@ -14,6 +14,7 @@ from .base import Backend, BackendUnavailable, OnSolution, SearchStats, Status
 _REGISTRY: dict[str, str] = {
     "cpsat": "cpsolve.backends.cpsat:CpSatBackend",
     "dlx": "cpsolve.backends.dlx:DlxBackend",
+    "sat": "cpsolve.backends.sat:SatBackend",
 }
 
 __all__ = [

@@ -56,6 +56,9 @@ class Backend:
     description: ClassVar[str] = ""
     install_hint: ClassVar[str] = "its dependency is not installed"
     """What `supported()` being False means, in words a user can act on."""
+    parts_per_worker: ClassVar[int] = 4
+    """How finely `--workers` splits the search: each part costs a backend a fresh model (CP-SAT,
+    SAT), so few parts suit them; an engine that starts a part in microseconds wants many."""
 
     def __init__(self, options: str | None = None):
         """`options` is the text after a colon in `--backend name:options` (e.g. a SAT solver name)."""

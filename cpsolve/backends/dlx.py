@@ -21,6 +21,7 @@ _STATUS = {"complete": Status.COMPLETE, "stopped": Status.STOPPED, "timeout": St
 class DlxBackend(Backend):
     name = "dlx"
     description = "exact cover in C: bitboards, fewest-candidates cell first, dead-region pruning"
+    parts_per_worker = 64  # a part starts in microseconds; many parts keep both cores busy to the end
     install_hint = "the compiled engine cpsolve._xcover is missing (reinstall cpsolve where a C compiler exists)"
 
     def __init__(self, options: str | None = None):
