@@ -54,7 +54,7 @@ typedef struct {
     int *chosen;         /* max_depth + 1 */
     int *scratch;        /* n_cells */
     int n_chosen;
-    long long nodes, solutions, max_solutions, scanned;
+    long long nodes, solutions, max_solutions, scanned, dead;
     int stop;            /* 1 stopped by callback/limit, 2 timeout, -1 Python error */
     double deadline;     /* monotonic seconds, 0 = none */
     PyObject *callback;
@@ -245,7 +245,7 @@ static inline __attribute__((always_inline)) void search_body(
     uint64_t *occ = c->occ + (size_t)depth * MAXW;
     int best_count = 0;
     int best = pick_cell(counts, occ, e->full, W, &best_count);
-    if (best < 0) return;
+    if (best < 0) { c->dead++; return; }
     if (best_count >= LEVELS) best = exact_pick(c, live, n_live, occ, W, &best_count);
     /* A single-copy piece with fewer candidates than the best cell is the better branch (pieces are
      * items too, as in DLX); a piece with fewer candidates than copies left is a dead end. */
@@ -254,7 +254,7 @@ static inline __attribute__((always_inline)) void search_body(
         int left = c->rem[p];
         if (left == 0) continue;
         int n = pcount[p];
-        if (n < left) return;
+        if (n < left) { c->dead++; return; }
         if (left == 1 && n < best_count) { best_count = n; best_piece = p; }
     }
     if (c->region_pruning && !regions_ok(e, c, occ, W)) return;
@@ -590,8 +590,8 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
     ctx_free(&c);
     if (c.stop == -1) return NULL;
     const char *status = c.stop == 2 ? "timeout" : c.stop == 1 ? "stopped" : "complete";
-    return Py_BuildValue("{s:L,s:L,s:L,s:s}", "solutions", c.solutions, "nodes", c.nodes, "scanned", c.scanned,
-                         "status", status);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:s}", "solutions", c.solutions, "nodes", c.nodes, "dead", c.dead,
+                         "scanned", c.scanned, "status", status);
 }
 
 /* The placements covering the cell the search would fill next after `forced`: splitting on them
@@ -631,7 +631,8 @@ static PyMethodDef Engine_methods[] = {
     {"search", (PyCFunction)(void (*)(void))Engine_search, METH_VARARGS | METH_KEYWORDS,
      "search(callback, *, forced=(), max_solutions=0, timeout=None, region_pruning=True) -> dict\n"
      "Call callback(sorted row tuple) per solution containing the forced rows; a truthy return stops.\n"
-     "Returns {'solutions', 'nodes', 'status': 'complete'|'stopped'|'timeout'}."},
+     "Returns {'solutions', 'nodes', 'dead' (nodes with an uncoverable cell or piece),\n"
+     "'scanned' (list entries filtered), 'status': 'complete'|'stopped'|'timeout'}."},
     {"branches", (PyCFunction)(void (*)(void))Engine_branches, METH_VARARGS | METH_KEYWORDS,
      "branches(forced=()) -> tuple of rows covering the next cell the search would fill."},
     {NULL, NULL, 0, NULL}};

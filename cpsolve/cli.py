@@ -20,7 +20,7 @@ app = typer.Typer(
 
 ModelArg = Annotated[str, typer.Argument(help="A built-in model name (see `cpsolve list`) or a puzzle file path.")]
 BackendOpt = Annotated[
-    str, typer.Option("--backend", "-b", help="Solver backend, or auto: dlx, or cpsat for chains (`cpsolve backends`).")
+    str, typer.Option("--backend", "-b", help="Solver backend; auto = dlx for packings, sat for chains (`cpsolve backends`).")
 ]
 WorkersOpt = Annotated[
     int | None, typer.Option("--workers", "-w", min=1, help="Processes to split the search over [default: all cores].")

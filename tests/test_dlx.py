@@ -151,9 +151,9 @@ def test_dlx_refuses_chains_in_one_line():
     assert proc.stderr.count("\n") == 1 and "chain" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_auto_backend_uses_cpsat_for_chains():
+def test_auto_backend_uses_sat_for_chains():
     r = run_json("enumerate", "snake-27", "--no-save", "--quiet")
-    assert r["backend"] == "cpsat" and (r["total"], r["unique_rotation"], r["unique_symmetry"]) == (48, 2, 1)
+    assert r["backend"] == "sat" and (r["total"], r["unique_rotation"], r["unique_symmetry"]) == (48, 2, 1)
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -212,3 +212,28 @@ def test_backends_lists_versions():
     proc = run_cli("backends")
     assert proc.returncode == 0
     assert "ortools" in proc.stdout and "cpsolve._xcover" in proc.stdout
+
+
+@pytest.mark.parametrize("model", ["soma", "t-tetracube-6x6x2", "slothouber-graatsma"])
+def test_python_template_backend_agrees_with_dlx(model):
+    """The template backend is a working reference: same solution sets as the C engine."""
+    from cpsolve.backends.template import PythonBackend
+
+    broken = prepare(load(model)).broken
+    for forced in [(r,) for r in broken.key_rows] or [()]:
+        by_c: list[tuple[int, ...]] = []
+        by_python: list[tuple[int, ...]] = []
+        DlxBackend().search(broken.problem, by_c.append, forced=forced)
+        stats = PythonBackend().search(broken.problem, by_python.append, forced=forced)
+        assert stats.status.value == "complete" and sorted(by_python) == sorted(by_c)
+
+
+def test_python_template_backend_limit_and_timeout():
+    from cpsolve.backends.template import PythonBackend
+
+    problem = prepare(load("soma")).broken.problem
+    found: list[tuple[int, ...]] = []
+    assert PythonBackend().search(problem, found.append, limit=2).status.value == "stopped"
+    assert len(found) == 2 and all(problem.check_solution(s) is None for s in found)
+    bedlam = prepare(load("bedlam")).broken.problem
+    assert PythonBackend().search(bedlam, lambda rows: None, timeout=0.2).status.value == "timeout"

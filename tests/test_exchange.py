@@ -9,10 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import run_cli
-
-pytest.importorskip("pysat")
+from conftest import run_cli
 
 
 def export(tmp_path: Path, model: str, *extra: str, name: str = "out.cnf") -> Path:

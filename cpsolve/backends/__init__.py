@@ -14,6 +14,7 @@ from .base import Backend, BackendUnavailable, OnSolution, SearchStats, Status
 _REGISTRY: dict[str, str] = {
     "cpsat": "cpsolve.backends.cpsat:CpSatBackend",
     "dlx": "cpsolve.backends.dlx:DlxBackend",
+    "python": "cpsolve.backends.template:PythonBackend",
     "sat": "cpsolve.backends.sat:SatBackend",
 }
 
@@ -30,7 +31,8 @@ __all__ = [
 ]
 
 AUTO = "auto"
-"""The default: the fastest backend that can express the problem (dlx, else cpsat for chains)."""
+"""The default: the fastest backend that can express the problem. dlx for packings; for chains,
+sat (snake-27: 0.5 s against cpsat's 1.4 s, `cpsolve compare snake-27 --backends sat,cpsat`)."""
 
 
 def names() -> list[str]:
@@ -59,7 +61,7 @@ def get_backend(spec: str) -> Backend:
 def for_problem(spec: str, problem: ExactCoverProblem) -> Backend:
     """The backend `spec` names (or `auto`'s pick), checked to be able to solve `problem`."""
     if spec == AUTO:
-        usable = [n for n in ("dlx", "cpsat") if backend_class(n).supported()]
+        usable = [n for n in ("dlx", "sat", "cpsat") if backend_class(n).supported()]
         spec = next((n for n in usable if backend_class(n)().unsupported_reason(problem) is None), "cpsat")
     backend = get_backend(spec)
     if (why := backend.unsupported_reason(problem)) is not None:

@@ -5,7 +5,7 @@ optional side clauses) and streams each solution, as the sorted tuple of chosen 
 callback. Everything else — symmetry breaking, canonical forms, counting, output — happens outside
 the backend, so that backends can only differ in speed, never in what they count.
 
-Adding a backend (see `template.py`): subclass `Backend`, set `name`, implement `supported`,
+Adding a backend (copy `template.py`, itself a working pure-Python backend): subclass `Backend`, set `name`, implement `supported`,
 `version` and `search`, and register the class in `backends/__init__.py`.
 """
 
@@ -95,3 +95,12 @@ class Backend:
         `timeout` is in seconds of wall time for this call. KeyboardInterrupt propagates.
         """
         raise NotImplementedError
+
+
+class ExactCoverBackend(Backend):
+    """A backend for pure exact cover: it cannot express a chain's joint clauses and says so."""
+
+    def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
+        if problem.side_clauses:
+            return f"{self.name} solves pure exact cover; chain puzzles need joint constraints (use cpsat or sat)"
+        return None

@@ -13,12 +13,12 @@ from importlib.util import find_spec
 
 from ..geometry import FACE_STEPS
 from ..placements import ExactCoverProblem
-from .base import Backend, OnSolution, SearchStats, Status
+from .base import ExactCoverBackend, OnSolution, SearchStats, Status
 
 _STATUS = {"complete": Status.COMPLETE, "stopped": Status.STOPPED, "timeout": Status.TIMEOUT}
 
 
-class DlxBackend(Backend):
+class DlxBackend(ExactCoverBackend):
     name = "dlx"
     description = "exact cover in C: bitboards, fewest-candidates cell first, dead-region pruning"
     parts_per_worker = 64  # a part starts in microseconds; many parts keep both cores busy to the end
@@ -37,11 +37,6 @@ class DlxBackend(Backend):
         from .. import __version__
 
         return f"cpsolve._xcover {__version__}"
-
-    def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
-        if problem.side_clauses:
-            return "dlx solves pure exact cover; chain puzzles need joint constraints (use cpsat or sat)"
-        return None
 
     def engine(self, problem: ExactCoverProblem):
         """The compiled engine for `problem`, built once and reused across its subproblems."""
@@ -71,7 +66,7 @@ class DlxBackend(Backend):
         stats.seconds = time.perf_counter() - start
         stats.solutions = out["solutions"]
         stats.status = _STATUS[out["status"]]
-        stats.details = {"nodes": out["nodes"]}
+        stats.details = {"nodes": out["nodes"], "dead": out["dead"], "scanned": out["scanned"]}
         return stats
 
 
