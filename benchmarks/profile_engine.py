@@ -2,8 +2,9 @@
 
     python benchmarks/profile_engine.py bedlam            # writes results/engine-profile-bedlam.md
 
-For the automatic key piece it also runs without region pruning; then it tries every single-copy
-piece as the key (`--all-keys`, the default) to show how much the key choice matters. CPU seconds
+For the key piece cpsolve uses (the model file's `key_piece`, else the automatic one) it also runs
+without region pruning; then it tries every other single-copy piece as the key (`--all-keys`, the
+default) to show how much the key choice matters. CPU seconds
 are one run each (this is a profile, not a benchmark: see benchmarks/run.py for medians).
 """
 
@@ -14,23 +15,26 @@ import sys
 import time
 from pathlib import Path
 
-from cpsolve.backends.dlx import build_engine
+from cpsolve.backends.dlx import DlxBackend, build_engine
 from cpsolve.catalog import load
+from cpsolve.enumeration import plan
 from cpsolve.symmetry import apply_key, choose_key, container_group
 
 
-def profile(problem, key, region_pruning: bool = True) -> dict[str, float]:
-    """Search every kept key placement; add up the engine's counters."""
+def profile(problem, key, region_pruning: bool = True, workers: int = 1) -> dict[str, float]:
+    """Search every part `--workers` would run (one per kept key placement when serial), one after
+    the other; add up the engine's counters. With workers > 1 this shows whether splitting adds search."""
     broken = apply_key(problem, key)
     engine = build_engine(broken.problem)
     total = {"solutions": 0, "nodes": 0, "dead": 0, "scanned": 0}
     start = time.process_time()
-    for forced in [(r,) for r in broken.key_rows] or [()]:
+    for forced in plan(broken, workers, DlxBackend.parts_per_worker):
         out = engine.search(None, forced=forced, region_pruning=region_pruning)
         for k in total:
             total[k] += out[k]
     total["cpu_seconds"] = round(time.process_time() - start, 2)
     total["kept"] = len(broken.key_rows)
+    total["parts"] = len(plan(broken, workers, DlxBackend.parts_per_worker))
     return total
 
 
@@ -51,22 +55,31 @@ def main() -> None:
     problem = loaded.problem
     group = container_group(problem.cells)
     auto = choose_key(problem, group, loaded.spec.key_piece)
+    automatic = choose_key(problem, group)
     header = [("| run | key placements kept | solutions found | nodes | dead on arrival | entries scanned "
                "| scanned per node | CPU s |"), "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    lines = [row(f"{auto.describe()} (automatic)", profile(problem, auto)),
+    source = "the model file's key_piece" if loaded.spec.key_piece else "automatic"
+    lines = [row(f"{auto.describe()} ({source})", profile(problem, auto)),
              row(f"{auto.describe()}, no region pruning", profile(problem, auto, region_pruning=False))]
+    split = profile(problem, auto, workers=2)
+    lines.append(row(f"{auto.describe()}, its {split['parts']} parts for --workers 2, one after another", split))
     print("\n".join(header + lines), flush=True)
     if args.all_keys:
         for p, name in enumerate(problem.piece_names):
             if problem.piece_counts[p] == 1 and name != auto.name:
-                lines.append(row(f"key piece {name}", profile(problem, choose_key(problem, group, name))))
+                label = f"key piece {name}" + (" (automatic, without the file's key_piece)"
+                                               if name == automatic.name != auto.name else "")
+                lines.append(row(label, profile(problem, choose_key(problem, group, name))))
                 print(lines[-1], flush=True)
     command = "python benchmarks/profile_engine.py " + " ".join(sys.argv[1:])
     text = "\n".join([f"# dlx engine profile: {args.model}", "", f"Regenerate with `{command.strip()}`.", "",
                       "Nodes = search calls; dead on arrival = nodes that found an empty cell or a piece with no",
                       "placement left; entries scanned = placements filtered while building children's lists.",
                       "Solutions found can exceed the classes when a key's placements have non-trivial",
-                      "stabilisers (the canonicalizer dedupes them).", "", *header, *lines]) + "\n"
+                      "stabilisers (the canonicalizer dedupes them). The parts row searches, one after",
+                      "another, the subproblems --workers 2 hands out: nodes beyond the first row's (less",
+                      "the prefixes the planner expanded itself) would be search that splitting adds.", "",
+                      *header, *lines]) + "\n"
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / f"engine-profile-{args.model}.md").write_text(text, encoding="utf-8")
 

@@ -6,8 +6,11 @@ something ("3 of 41 subproblems done") and a natural unit for interruption and p
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .backends import Backend, SearchStats, Status
@@ -99,6 +102,27 @@ def subproblems(broken: BrokenProblem) -> list[tuple[int, ...]]:
     return [(r,) for r in broken.key_rows] or [()]
 
 
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C while one solution is counted and written, then deliver it.
+
+    A KeyboardInterrupt raised between counting a class and writing it would leave the summary one
+    class ahead of the file (seen with --workers 2, where the parent does both while workers run).
+    Signal handlers can only be set on the main thread; elsewhere Ctrl-C reaches the main thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        signal.raise_signal(signal.SIGINT)
+
+
 class _Collector:
     """Receives raw solutions from a backend; canonicalizes, counts, and reports new classes."""
 
@@ -109,6 +133,10 @@ class _Collector:
         self.last_progress = 0.0
 
     def __call__(self, rows: tuple[int, ...]) -> bool:
+        with _ctrl_c_held():
+            return self._collect(rows)
+
+    def _collect(self, rows: tuple[int, ...]) -> bool:
         p = self.prepared
         forms = p.canonicalizer.forms(p.broken.problem, rows)
         tally = self.result.tally

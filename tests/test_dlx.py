@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cpsolve._xcover import Engine
+from cpsolve.backends import Status
 from cpsolve.backends.dlx import DlxBackend, build_engine
 from cpsolve.catalog import load
 from cpsolve.enumeration import enumerate_classes, plan, prepare
@@ -143,6 +145,22 @@ def test_enumerate_in_process_with_pool_matches_serial():
     pooled = enumerate_classes(prepared, DlxBackend(), workers=2)
     assert serial.counts() == pooled.counts() == {"total": 6624, "unique_rotation": 276, "unique_symmetry": 138}
     assert pooled.subproblems > serial.subproblems
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_while_a_class_is_written_still_writes_it(workers):
+    """Ctrl-C that lands between counting a class and writing it is held until the write is done,
+    so the count and the written classes agree (the race seen under --workers 2)."""
+    written: list[int] = []
+
+    def write(solution_class) -> None:
+        if solution_class.index == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of this "write"
+        written.append(solution_class.index)
+
+    result = enumerate_classes(prepare(load("soma")), DlxBackend(), workers=workers, on_class=write)
+    assert result.status == Status.INTERRUPTED
+    assert written == [0, 1, 2] and result.tally.unique_symmetry == 3
 
 
 def test_dlx_refuses_chains_in_one_line():
