@@ -6,21 +6,24 @@ callback. Everything else — symmetry breaking, canonical forms, counting, outp
 the backend, so that backends can only differ in speed, never in what they count.
 
 Adding a backend (copy `template.py`, itself a working pure-Python backend): subclass `Backend`, set `name`, implement `supported`,
-`version` and `search`, and register the class in `backends/__init__.py`.
+`version` and `search`, and register the class in `backends/__init__.py`. Count each solution with
+`SearchStats.found`; build what a problem needs once (a model, an engine) with `Backend.kept_for`.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from ..errors import CpsolveError
 from ..placements import ExactCoverProblem
 
 OnSolution = Callable[[tuple[int, ...]], bool | None]
 """Called once per solution with its sorted row indices; a truthy return value stops the search."""
+Built = TypeVar("Built")
 
 
 class Status(str, Enum):
@@ -44,6 +47,13 @@ class SearchStats:
     details: dict[str, object] = field(default_factory=dict)
     """Backend-specific figures (nodes, conflicts, clauses) for benchmarks; never needed for counting."""
 
+    def found(self, start: float, limit: int = 0) -> bool:
+        """Count one solution, timing the first from `start`; True once `limit` (> 0) is reached."""
+        if self.first_solution_seconds is None:
+            self.first_solution_seconds = time.perf_counter() - start
+        self.solutions += 1
+        return bool(limit) and self.solutions >= limit
+
 
 class BackendUnavailable(CpsolveError):
     """The backend's optional dependency is missing, or it cannot express this problem."""
@@ -63,6 +73,7 @@ class Backend:
     def __init__(self, options: str | None = None):
         """`options` is the text after a colon in `--backend name:options` (e.g. a SAT solver name)."""
         self.options = options
+        self._kept: tuple[ExactCoverProblem, object] | None = None
 
     @classmethod
     def supported(cls) -> bool:
@@ -72,6 +83,13 @@ class Backend:
     @classmethod
     def version(cls) -> str:
         raise NotImplementedError
+
+    def kept_for(self, problem: ExactCoverProblem, build: Callable[[ExactCoverProblem], Built]) -> Built:
+        """`build(problem)`, made once and kept while the same problem comes back: an enumeration
+        calls `search` once per subproblem, always with the same problem and other forced rows."""
+        if self._kept is None or self._kept[0] is not problem:
+            self._kept = (problem, build(problem))
+        return self._kept[1]  # type: ignore[return-value] - built by `build` for this very problem
 
     def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
         """Why this backend cannot solve `problem`, or None. Overridden by limited backends."""

@@ -106,15 +106,13 @@ def _relay(on_solution: OnSolution, limit: int, stats: SearchStats, start: float
 
         def on_solution_callback(self) -> None:
             rows = tuple(i for i, v in enumerate(self.response_proto.solution) if v)
-            if stats.first_solution_seconds is None:
-                stats.first_solution_seconds = time.perf_counter() - start
-            stats.solutions += 1
+            reached = stats.found(start, limit)
             try:
                 stop = on_solution(rows)
             except BaseException as exc:  # noqa: BLE001 - C++ cannot carry it; re-raised after solve()
                 self.exception = exc
                 stop = True
-            if stop or (limit and stats.solutions >= limit):
+            if stop or reached:
                 self.stopped = True
                 self.stop_search()
 

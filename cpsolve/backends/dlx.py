@@ -24,10 +24,6 @@ class DlxBackend(ExactCoverBackend):
     parts_per_worker = 64  # a part starts in microseconds; many parts keep both cores busy to the end
     install_hint = "the compiled engine cpsolve._xcover is missing (reinstall cpsolve where a C compiler exists)"
 
-    def __init__(self, options: str | None = None):
-        super().__init__(options)
-        self._cached: tuple[ExactCoverProblem, object] | None = None
-
     @classmethod
     def supported(cls) -> bool:
         return find_spec("cpsolve._xcover") is not None
@@ -40,9 +36,7 @@ class DlxBackend(ExactCoverBackend):
 
     def engine(self, problem: ExactCoverProblem):
         """The compiled engine for `problem`, built once and reused across its subproblems."""
-        if self._cached is None or self._cached[0] is not problem:
-            self._cached = (problem, build_engine(problem))
-        return self._cached[1]
+        return self.kept_for(problem, build_engine)
 
     def search(
         self,
@@ -58,8 +52,7 @@ class DlxBackend(ExactCoverBackend):
         start = time.perf_counter()
 
         def relay(rows: tuple[int, ...]) -> bool:
-            if stats.first_solution_seconds is None:
-                stats.first_solution_seconds = time.perf_counter() - start
+            stats.found(start)  # times the first solution; the engine's own count replaces the tally
             return bool(on_solution(rows))
 
         out = engine.search(relay, forced=tuple(forced), max_solutions=limit, timeout=timeout)

@@ -78,7 +78,6 @@ class SatBackend(Backend):
         super().__init__(options)
         self.solver = resolve_solver(options or DEFAULT_SOLVER)
         self.encoding = encoding
-        self._cached: tuple[ExactCoverProblem, Cnf] | None = None
 
     @classmethod
     def supported(cls) -> bool:
@@ -92,9 +91,7 @@ class SatBackend(Backend):
 
     def cnf(self, problem: ExactCoverProblem) -> Cnf:
         """The problem's CNF, kept for the next subproblem (the same problem with other forced rows)."""
-        if self._cached is None or self._cached[0] is not problem:
-            self._cached = (problem, encode(problem, self.encoding))
-        return self._cached[1]
+        return self.kept_for(problem, lambda p: encode(p, self.encoding))
 
     def search(
         self,
@@ -130,10 +127,8 @@ def _enumerate(session: _Session, on_solution: OnSolution, limit: int, deadline:
         if not outcome:
             return
         rows = session.chosen_rows()
-        if stats.first_solution_seconds is None:
-            stats.first_solution_seconds = time.perf_counter() - start
-        stats.solutions += 1
-        if on_solution(rows) or (limit and stats.solutions >= limit):
+        reached = stats.found(start, limit)
+        if on_solution(rows) or reached:
             stats.status = Status.STOPPED
             return
         session.block(rows)

@@ -60,10 +60,8 @@ class PythonBackend(ExactCoverBackend):
             filled.update(row.cells)
 
         def emit(chosen: list[int]) -> None:
-            if stats.first_solution_seconds is None:
-                stats.first_solution_seconds = time.perf_counter() - start
-            stats.solutions += 1
-            if on_solution(tuple(sorted(chosen))) or (limit and stats.solutions >= limit):
+            reached = stats.found(start, limit)
+            if on_solution(tuple(sorted(chosen))) or reached:
                 stats.status = Status.STOPPED
                 raise _Stop
 
