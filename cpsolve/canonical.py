@@ -112,6 +112,12 @@ class Canonicalizer:
         return sorted(out)
 
 
+def counts_text(counts: Sequence[int | None]) -> str:
+    """Total / up to rotation / up to rotation and reflection, as every table and message writes
+    them ("11520 / 480 / 240"); an unknown count is "?"."""
+    return " / ".join("?" if c is None else str(c) for c in counts)
+
+
 @dataclass
 class Tally:
     """Running counts of an enumeration; `add` says whether a solution opened a new class.

@@ -270,8 +270,8 @@ def report(
     out_dir: Annotated[Path, typer.Option(help="Where counts.md and counts.json are written.")] = Path("results"),
 ) -> None:
     """Run every built-in model and write the counts table (results/counts.md and .json)."""
-    from .backends import for_problem
-    from .catalog import builtin_names, load
+    from .canonical import counts_text
+    from .catalog import builtin_names
     from .report import render_json, render_markdown, run_report
 
     names = models or builtin_names()
@@ -280,11 +280,11 @@ def report(
                         *([f"--timeout {timeout:g}"] if timeout else []), f"--out-dir {out_dir}"])
 
     def show(row) -> None:
-        counts = (f"{row.total} / {row.unique_rotation} / {row.unique_symmetry}" if row.mode == "enumerate"
+        counts = (counts_text((row.total, row.unique_rotation, row.unique_symmetry)) if row.mode == "enumerate"
                   else "solved" if row.matches else f"not solved ({row.status})")
         typer.echo(f"{row.model}: {counts} ({row.seconds:.2f} s) {'ok' if row.matches else 'MISMATCH'}", err=True)
 
-    rows = run_report(names, lambda m: for_problem(backend, load(m).problem), timeout, n_workers, show)
+    rows = run_report(names, backend, timeout, n_workers, show)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "counts.md").write_text(render_markdown(rows, command), encoding="utf-8")
     (out_dir / "counts.json").write_text(render_json(rows, command), encoding="utf-8")
@@ -336,22 +336,16 @@ def decode(
     """
     from .catalog import load
     from .exchange import decode as decode_answer
+    from .loader import read_text
     from .render import draw
     from .solutions import labelled, rows_as_placements
 
     loaded = load(model)
-    result = decode_answer(loaded, _read_text(cnf_file), str(cnf_file), _read_text(solver_output), str(solver_output))
+    result = decode_answer(loaded, read_text(cnf_file), str(cnf_file), read_text(solver_output), str(solver_output))
     if result.problem is None:
         typer.echo(result.status)
         raise typer.Exit(1)
     typer.echo(draw(labelled(result.problem, rows_as_placements(result.problem, result.rows))))
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CpsolveError(f"cannot read the file: {getattr(exc, 'strerror', None) or exc}", where=str(path)) from None
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:

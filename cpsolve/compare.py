@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 from .backends import BackendUnavailable, Status, for_problem
+from .canonical import counts_text
 from .catalog import Loaded
 from .enumeration import enumerate_classes, first_solution, prepare
 from .isolate import run_isolated
@@ -48,7 +49,7 @@ def _run(loaded: Loaded, spec: str, timeout: float | None, workers: int) -> dict
     result = enumerate_classes(prepared, backend, timeout=timeout, workers=workers)
     return {
         "backend": backend.label,
-        "first": first.first_solution_seconds if first.first_solution_seconds is not None else None,
+        "first": first.first_solution_seconds,
         "all": result.seconds,
         "status": result.status.value,
         **result.counts(),
@@ -82,17 +83,13 @@ def disagreement(rows: list[CompareRow], reference: tuple[int | None, int | None
     if reference is not None and any(v is not None for v in reference):
         wrong = [r for r in done if any(want is not None and want != got for want, got in zip(reference, r.counts))]
         if wrong:
-            return "; ".join(f"{r.backend} counts {_fmt(r.counts)} but the reference is {_fmt(reference)}" for r in wrong)
+            return "; ".join(f"{r.backend} counts {counts_text(r.counts)} but the reference is {counts_text(reference)}" for r in wrong)
         return None
     tally = Counter(r.counts for r in done)
     if len(tally) <= 1:
         return None
     (majority, n), *_ = tally.most_common()
     if n * 2 > len(done):
-        return "; ".join(f"{r.backend} counts {_fmt(r.counts)}, the others {_fmt(majority)}"
+        return "; ".join(f"{r.backend} counts {counts_text(r.counts)}, the others {counts_text(majority)}"
                          for r in done if r.counts != majority)
-    return "backends disagree: " + "; ".join(f"{r.backend} {_fmt(r.counts)}" for r in done)
-
-
-def _fmt(counts: tuple[int | None, ...]) -> str:
-    return " / ".join("?" if c is None else str(c) for c in counts)
+    return "backends disagree: " + "; ".join(f"{r.backend} {counts_text(r.counts)}" for r in done)

@@ -23,3 +23,9 @@ class CpsolveError(Exception):
     def __str__(self) -> str:
         parts = [p for p in (self.where, self.field) if p]
         return ": ".join([*parts, self.message])
+
+
+def unreadable(path: object, exc: OSError | UnicodeDecodeError) -> CpsolveError:
+    """The one-line error for a file that cannot be read: missing, a directory, not UTF-8."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return CpsolveError(f"cannot read the file: {reason}", where=str(path))

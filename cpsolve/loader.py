@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from .errors import CpsolveError
+from .errors import CpsolveError, unreadable
 from .model import PuzzleFile
 
 
@@ -74,10 +74,13 @@ def parse_puzzle_text(text: str, where: str) -> PuzzleFile:
         raise _first_error(exc).located(where) from None
 
 
-def read_puzzle_file(path: Path) -> PuzzleFile:
+def read_text(path: Path) -> str:
+    """A user's text file (puzzle, CNF, solver output), or the one-line error naming it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise CpsolveError(f"cannot read the file: {reason}", where=str(path)) from None
-    return parse_puzzle_text(text, str(path))
+        raise unreadable(path, exc) from None
+
+
+def read_puzzle_file(path: Path) -> PuzzleFile:
+    return parse_puzzle_text(read_text(path), str(path))

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
-from .backends import Backend, Status
+from .backends import Status, for_problem
+from .canonical import counts_text
 from .catalog import load
 from .enumeration import enumerate_classes, first_solution, prepare
 
@@ -35,8 +36,9 @@ class ReportRow:
     command: str
 
 
-def run_model(model: str, backend: Backend, timeout: float | None = None, workers: int = 1) -> ReportRow:
+def run_model(model: str, backend_spec: str, timeout: float | None = None, workers: int = 1) -> ReportRow:
     loaded = load(model)
+    backend = for_problem(backend_spec, loaded.problem)
     ref = loaded.spec.reference
     prepared = prepare(loaded)
     counts = ref.counts() if ref else (None, None, None)
@@ -54,7 +56,7 @@ def run_model(model: str, backend: Backend, timeout: float | None = None, worker
     complete = result.status == Status.COMPLETE
     return ReportRow(
         model, "enumerate", *got,
-        " / ".join("?" if c is None else str(c) for c in counts) if ref else "none",
+        counts_text(counts) if ref else "none",
         complete and all(c is None or c == g for c, g in zip(counts, got)),
         backend.label, round(result.seconds, 3), result.status.value,
         ref.source if ref else "",
@@ -62,11 +64,11 @@ def run_model(model: str, backend: Backend, timeout: float | None = None, worker
     )
 
 
-def run_report(models: Sequence[str], pick_backend: Callable[[str], Backend], timeout: float | None,
+def run_report(models: Sequence[str], backend_spec: str, timeout: float | None,
                workers: int = 1, on_row: Callable[[ReportRow], None] | None = None) -> list[ReportRow]:
     rows = []
     for model in models:
-        row = run_model(model, pick_backend(model), timeout, workers)
+        row = run_model(model, backend_spec, timeout, workers)
         rows.append(row)
         if on_row is not None:
             on_row(row)

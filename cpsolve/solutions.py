@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import CpsolveError
+from .errors import CpsolveError, unreadable
 from .geometry import Cell
 from .placements import ExactCoverProblem
 
@@ -55,7 +55,7 @@ def read_solution_line(path: Path, index: int) -> dict:
                 if count - 1 == index:
                     return _parse_line(line, path, index)
     except (OSError, UnicodeDecodeError) as exc:
-        raise CpsolveError(f"cannot read the file: {getattr(exc, 'strerror', None) or exc}", where=str(path)) from None
+        raise unreadable(path, exc) from None
     raise CpsolveError(f"holds {count} solutions (indices 0 to {count - 1}); there is no index {index}", where=str(path))
 
 

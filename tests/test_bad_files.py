@@ -98,3 +98,19 @@ def test_missing_file_and_unknown_model(tmp_path):
     proc = run_cli("enumerate", "no-such-model")
     assert proc.returncode == 2 and "unknown model 'no-such-model'" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", [
+    ("enumerate", "{dir}/puzzle.yaml"),
+    ("decode", "soma", "{dir}/puzzle.yaml", "{dir}/puzzle.yaml"),
+    ("show", "{dir}/puzzle.yaml"),
+])
+def test_unreadable_file_gives_one_line_naming_it(command, tmp_path):
+    """Every reader of a user's file (puzzle, CNF, solutions) says the same thing when it cannot."""
+    target = tmp_path / "puzzle.yaml"
+    target.write_bytes(b"name: \xff\xfe not utf-8\n")
+    proc = run_cli(*(part.format(dir=tmp_path) for part in command))
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert f"{target}: cannot read the file: 'utf-8' codec can't decode" in lines[0]
