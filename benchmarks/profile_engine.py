@@ -15,10 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-from cpsolve.backends.dlx import DlxBackend, build_engine
-from cpsolve.catalog import load
-from cpsolve.enumeration import plan
-from cpsolve.symmetry import apply_key, choose_key, container_group
+from cpsolve.search.backends.dlx import DlxBackend, build_engine
+from cpsolve.puzzle.catalog import load
+from cpsolve.search.enumeration import build_problem, plan
+from cpsolve.problem.symmetry import apply_key, choose_key, container_group
 
 
 def profile(problem, key, region_pruning: bool = True, workers: int = 1) -> dict[str, float]:
@@ -51,14 +51,14 @@ def main() -> None:
     parser.add_argument("--no-all-keys", dest="all_keys", action="store_false")
     parser.add_argument("--out-dir", type=Path, default=Path("results"))
     args = parser.parse_args()
-    loaded = load(args.model)
-    problem = loaded.problem
+    puzzle = load(args.model)
+    problem = build_problem(puzzle)
     group = container_group(problem.cells)
-    auto = choose_key(problem, group, loaded.spec.key_piece)
+    auto = choose_key(problem, group, puzzle.key_piece)
     automatic = choose_key(problem, group)
     header = [("| run | key placements kept | solutions found | nodes | dead on arrival | entries scanned "
                "| scanned per node | CPU s |"), "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    source = "the model file's key_piece" if loaded.spec.key_piece else "automatic"
+    source = "the model file's key_piece" if puzzle.key_piece else "automatic"
     lines = [row(f"{auto.describe()} ({source})", profile(problem, auto)),
              row(f"{auto.describe()}, no region pruning", profile(problem, auto, region_pruning=False))]
     split = profile(problem, auto, workers=2)

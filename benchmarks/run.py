@@ -24,10 +24,10 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cpsolve.backends import BackendUnavailable, backend_class, for_problem, names
-from cpsolve.catalog import load
-from cpsolve.enumeration import enumerate_classes, first_solution, prepare
-from cpsolve.isolate import run_isolated
+from cpsolve.search.backends import BackendUnavailable, backend_class, for_problem, names
+from cpsolve.puzzle.catalog import load
+from cpsolve.search.enumeration import build_problem, enumerate_classes, first_solution, prepare
+from cpsolve.search.isolate import run_isolated
 
 ENUMERATE = ["soma", "cubissimo", "snake-27", "slothouber-graatsma", "six-piece-burr", "t-tetracube-6x6x2",
              "conway-5x5x5", "y-pentacube-5x5x5", "bedlam", "tetris-cube"]
@@ -56,16 +56,15 @@ class Run:
 
 
 def enumerate_once(model: str, backend: str, workers: int, timeout: float) -> dict[str, object]:
-    loaded = load(model)
-    prepared = prepare(loaded)
-    result = enumerate_classes(prepared, for_problem(backend, loaded.problem), timeout=timeout, workers=workers)
+    prepared = prepare(load(model))
+    result = enumerate_classes(prepared, for_problem(backend, prepared.problem), timeout=timeout, workers=workers)
     return {"status": result.status.value, "first": result.first_solution_seconds,
             "counts": tuple(result.counts().values()), "found": result.tally.unique_symmetry}
 
 
 def first_once(model: str, backend: str, timeout: float) -> dict[str, object]:
-    loaded = load(model)
-    rows, stats = first_solution(prepare(loaded), for_problem(backend, loaded.problem), timeout)
+    prepared = prepare(load(model))
+    rows, stats = first_solution(prepared, for_problem(backend, prepared.problem), timeout)
     return {"status": stats.status.value if rows is None else "complete", "first": stats.first_solution_seconds,
             "counts": None, "found": int(rows is not None)}
 
@@ -121,7 +120,7 @@ def machine() -> str:
 
 def usable(model: str, backend: str) -> bool:
     try:
-        for_problem(backend, load(model).problem)
+        for_problem(backend, build_problem(load(model)))
     except BackendUnavailable:
         return False
     return True

@@ -11,7 +11,7 @@ Each cell runs alone in a forked process with a `--timeout` in seconds; a cell t
 The ranking sums every time (a timeout counts as the timeout) and the best pair is the default.
 Measured (`python benchmarks/sat_encodings.py --timeout 2`, 2 cpus, 4.5 min): bitwise + glucose4 best
 (sum 5.0 s), bitwise + cadical195 next (5.9 s); the giant encodings (pairwise, totalizer, sortnetwrk:
-1.8-5.5 M clauses on bedlam) are slowest. These are the defaults in cpsolve.cnf / backends.sat.
+1.8-5.5 M clauses on bedlam) are slowest. These are the defaults in cpsolve.problem.cnf / backends.sat.
 Writes results/sat-encodings.md and results/sat-encodings.json with this command line, the machine
 and the versions.
 """
@@ -27,10 +27,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cpsolve.backends.sat import SatBackend
-from cpsolve.catalog import load
-from cpsolve.cnf import ENCODINGS
-from cpsolve.enumeration import enumerate_classes, prepare
+from cpsolve.search.backends.sat import SatBackend
+from cpsolve.puzzle.catalog import load
+from cpsolve.problem.cnf import ENCODINGS
+from cpsolve.search.enumeration import enumerate_classes, prepare
 
 FIRST = ["soma", "bedlam", "tetris-cube"]
 ENUMERATE = {"soma": (11520, 480, 240), "cubissimo": (6624, 276, 138)}

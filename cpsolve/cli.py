@@ -5,11 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .errors import CpsolveError
+from .search.backends.base import Status
+
+if TYPE_CHECKING:
+    from .analysis.compare import CompareRow
+    from .analysis.report import ReportRow
+    from .search.result import EnumerationResult, SolutionClass
 
 app = typer.Typer(
     help="Solve, count and compare solvers on polycube packing and snake-cube puzzles.",
@@ -23,15 +29,22 @@ BackendOpt = Annotated[
     str, typer.Option("--backend", "-b", help="Solver backend; auto = dlx for packings, sat for chains (`cpsolve backends`).")
 ]
 WorkersOpt = Annotated[
-    int | None, typer.Option("--workers", "-w", min=1, help="Processes to split the search over [default: all cores].")
+    int | None,
+    typer.Option("--workers", "-w", min=1, show_default="all cores", help="Processes to split the search over."),
 ]
 TimeoutOpt = Annotated[float | None, typer.Option(help="Give up after this many seconds.")]
+
+
+OPTION_NAMES = {"backend": "--backend", "encoding": "--encoding", "format": "--format", "timeout": "--timeout"}
+"""Core errors name a concept; on the command line it is the option that sets it."""
 
 
 def main() -> None:
     try:
         app()
     except CpsolveError as exc:
+        if exc.where is None and exc.field in OPTION_NAMES:
+            exc = CpsolveError(exc.message, field=OPTION_NAMES[exc.field], exit_code=exc.exit_code)
         typer.echo(f"cpsolve: error: {exc}", err=True)
         sys.exit(exc.exit_code)
 
@@ -39,22 +52,21 @@ def main() -> None:
 @app.command("list")
 def list_models() -> None:
     """The built-in models with their piece count, volume and source."""
-    from .catalog import builtin_names, load
+    from .puzzle.catalog import builtin_names, load
 
     rows = []
     for name in builtin_names():
-        loaded = load(name)
-        p = loaded.problem
-        pieces = sum(p.piece_counts) if loaded.spec.kind == "pieces" else f"chain of {p.n_pieces}"
-        source = " ".join(loaded.spec.source.split())
-        rows.append((name, str(pieces), str(p.n_cells), source if len(source) <= 70 else source[:69] + "…"))
+        puzzle = load(name)
+        pieces = str(puzzle.n_pieces) if puzzle.kind == "pieces" else f"chain of {puzzle.n_pieces}"
+        source = " ".join(puzzle.source.split())
+        rows.append((name, pieces, str(len(puzzle.container)), source if len(source) <= 70 else source[:69] + "…"))
     _table(("model", "pieces", "volume", "source"), rows)
 
 
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of puzzle files."""
-    from .model import PuzzleFile
+    from .puzzle.schema import PuzzleFile
 
     typer.echo(json.dumps(PuzzleFile.model_json_schema(), indent=2))
 
@@ -66,7 +78,9 @@ def enumerate_cmd(
     workers: WorkersOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object with the counts on stdout.")] = False,
     out: Annotated[
-        Path | None, typer.Option(help="JSON-lines file for the canonical solutions [default: MODEL.solutions.jsonl].")
+        Path | None,
+        typer.Option(show_default="NAME.solutions.jsonl, NAME from the puzzle file",
+                     help="JSON-lines file for the canonical solutions."),
     ] = None,
     save: Annotated[bool, typer.Option(help="Write the canonical solutions to a file.")] = True,
     limit: Annotated[int, typer.Option(min=0, help="Stop after this many solutions up to symmetry (0 = all).")] = 0,
@@ -75,20 +89,20 @@ def enumerate_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
     """Find every solution and count them: in all, up to rotation, and up to rotation and reflection."""
-    from .backends import for_problem
-    from .catalog import load
-    from .enumeration import enumerate_classes, prepare
-    from .progress import StderrProgress
-    from .solutions import class_line, labelled
+    from .output.progress import StderrProgress
+    from .output.solutions import class_line, labelled
+    from .puzzle.catalog import load
+    from .search.backends import for_problem
+    from .search.enumeration import enumerate_classes, prepare
 
-    loaded = load(model)
-    engine = for_problem(backend, loaded.problem)
-    prepared = prepare(loaded, symmetry_breaking)
-    path = (out or Path(f"{loaded.spec.name}.solutions.jsonl")) if save else None
+    puzzle = load(model)
+    prepared = prepare(puzzle, symmetry_breaking)
+    engine = for_problem(backend, prepared.problem)
+    path = (out or Path(f"{puzzle.name}.solutions.jsonl")) if save else None
     sink = _open_output(path)
     problem = prepared.problem
 
-    def on_class(cls) -> None:
+    def on_class(cls: SolutionClass) -> None:
         if sink is not None:
             pieces = labelled(problem, cls.placements)
             sink.write(class_line(prepared.name, cls.index, cls.assemblies, cls.mirror_distinct, pieces) + "\n")
@@ -105,12 +119,11 @@ def enumerate_cmd(
             progress.close()
         if sink is not None:
             sink.close()
-    _check_consistency(result)
     if as_json:
         typer.echo(json.dumps({**result.as_json(), "solutions_file": str(path) if path else None}))
     else:
         _print_summary(result, path)
-    if result.status.value == "interrupted":
+    if result.status is Status.INTERRUPTED:
         raise typer.Exit(130)
 
 
@@ -130,21 +143,9 @@ def _open_output(path: Path | None):
         raise CpsolveError(f"cannot write the solutions file: {exc.strerror}", where=str(path)) from None
 
 
-def _check_consistency(result) -> None:
-    """Two independent routes to the total must agree on a complete run, or a count is wrong."""
-    t = result.tally
-    if result.status.value == "complete" and t.total != t.orbit_total:
-        raise CpsolveError(
-            f"internal check failed: total {t.total} from symmetry-breaking weights, but the rotation "
-            f"classes' orbits add up to {t.orbit_total}; please report this puzzle",
-            where=result.puzzle,
-            exit_code=1,
-        )
-
-
-def _print_summary(result, path: Path | None) -> None:
+def _print_summary(result: EnumerationResult, path: Path | None) -> None:
     c = result.counts()
-    complete = result.status.value == "complete"
+    complete = result.status is Status.COMPLETE
     head = "" if complete else f"{result.status.value.upper()} (counts so far, incomplete): "
     typer.echo(
         f"{result.puzzle}: {head}{c['total']} solutions in all, {c['unique_rotation']} up to rotation, "
@@ -163,18 +164,17 @@ def solve(
     symmetry_breaking: Annotated[bool, typer.Option(help="Fix a key piece to one placement per orbit.")] = True,
 ) -> None:
     """Find one solution and draw it as z-layers, one letter per piece."""
-    from .backends import for_problem
-    from .catalog import load
-    from .enumeration import first_solution, prepare
-    from .render import draw
-    from .solutions import labelled, rows_as_placements
+    from .output.solutions import labelled, rows_as_placements
+    from .output.text import draw
+    from .puzzle.catalog import load
+    from .search.backends import for_problem
+    from .search.enumeration import first_solution, prepare
 
-    loaded = load(model)
-    prepared = prepare(loaded, symmetry_breaking)
-    rows, stats = first_solution(prepared, for_problem(backend, loaded.problem), timeout)
+    prepared = prepare(load(model), symmetry_breaking)
+    rows, stats = first_solution(prepared, for_problem(backend, prepared.problem), timeout)
     problem = prepared.broken.problem
     if rows is None:
-        what = "timed out before finding a solution" if stats.status.value == "timeout" else "has no solution"
+        what = "timed out before finding a solution" if stats.status is Status.TIMEOUT else "has no solution"
         typer.echo(f"{prepared.name}: {what} ({stats.backend}, {stats.seconds:.2f} s)")
         raise typer.Exit(1)
     typer.echo(draw(labelled(problem, rows_as_placements(problem, rows))))
@@ -187,8 +187,8 @@ def show(
     index: Annotated[int, typer.Option(min=0, help="Which solution (0-based).")] = 0,
 ) -> None:
     """Draw one solution of an earlier enumeration."""
-    from .render import draw
-    from .solutions import read_solution_line
+    from .output.solutions import read_solution_line
+    from .output.text import draw
 
     record = read_solution_line(file, index)
     typer.echo(f"{record.get('puzzle', file.name)}, solution {index} (assemblies: {record.get('assemblies', '?')})")
@@ -198,7 +198,7 @@ def show(
 @app.command("backends")
 def list_backends() -> None:
     """The solver backends, whether they work here, and their versions."""
-    from .backends import backend_class, names
+    from .search.backends import backend_class, names
 
     rows = []
     for name in names():
@@ -222,13 +222,13 @@ def compare(
     Each backend runs alone in a child process: time to first solution, time for all, CPU seconds
     and peak memory are its own. One worker by default, so the figures compare engines core for core.
     """
-    from .catalog import load
-    from .compare import disagreement, measure
+    from .analysis.compare import disagreement, measure
+    from .puzzle.catalog import load
 
-    loaded = load(model)
+    puzzle = load(model)
     rows = []
     for spec in [b.strip() for b in backends.split(",") if b.strip()]:
-        row = measure(loaded, spec, timeout, workers)
+        row = measure(puzzle, spec, timeout, workers)
         rows.append(row)
         if not as_json:
             typer.echo(f"{row.backend}: {row.status} ({row.all_seconds or 0:.2f} s)", err=True)
@@ -241,15 +241,15 @@ def compare(
         typer.echo(json.dumps([r.as_json() for r in rows]))
     else:
         _compare_table(rows)
-    ref = loaded.spec.reference
+    ref = puzzle.reference
     problem = disagreement(rows, ref.counts() if ref else None)
     if problem is not None:
-        raise CpsolveError(problem, where=loaded.spec.name, exit_code=1)
+        raise CpsolveError(problem, where=puzzle.name, exit_code=1)
     if any(r.status == "interrupted" for r in rows):
         raise typer.Exit(130)
 
 
-def _compare_table(rows) -> None:
+def _compare_table(rows: list[CompareRow]) -> None:
     def num(v: float | None, unit: str = "") -> str:
         return "-" if v is None else f"{v:.3f}{unit}" if v < 10 else f"{v:.1f}{unit}"
 
@@ -263,23 +263,26 @@ def _compare_table(rows) -> None:
 
 @app.command()
 def report(
-    models: Annotated[list[str] | None, typer.Argument(help="Models to run [default: every built-in model].")] = None,
+    models: Annotated[
+        list[str] | None, typer.Argument(show_default="every built-in model", help="Models to run.")
+    ] = None,
     backend: BackendOpt = "auto",
     workers: WorkersOpt = None,
     timeout: Annotated[float | None, typer.Option(help="Per model, in seconds.")] = None,
     out_dir: Annotated[Path, typer.Option(help="Where counts.md and counts.json are written.")] = Path("results"),
 ) -> None:
     """Run every built-in model and write the counts table (results/counts.md and .json)."""
-    from .canonical import counts_text
-    from .catalog import builtin_names
-    from .report import render_json, render_markdown, run_report
+    from .analysis.report import run_report
+    from .output.tables import render_json, render_markdown
+    from .problem.canonical import counts_text
+    from .puzzle.catalog import builtin_names
 
     names = models or builtin_names()
     n_workers = workers or default_workers()
     command = " ".join(["cpsolve report", *(models or []), f"--backend {backend}", f"--workers {n_workers}",
                         *([f"--timeout {timeout:g}"] if timeout else []), f"--out-dir {out_dir}"])
 
-    def show(row) -> None:
+    def show(row: ReportRow) -> None:
         counts = (counts_text((row.total, row.unique_rotation, row.unique_symmetry)) if row.mode == "enumerate"
                   else "solved" if row.matches else f"not solved ({row.status})")
         typer.echo(f"{row.model}: {counts} ({row.seconds:.2f} s) {'ok' if row.matches else 'MISMATCH'}", err=True)
@@ -302,25 +305,25 @@ def export_cmd(
     symmetry_breaking: Annotated[bool, typer.Option(help="Export the symmetry-broken problem.")] = True,
 ) -> None:
     """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC."""
-    from .catalog import load
-    from .cnf import DEFAULT_ENCODING, encode
-    from .enumeration import prepare
-    from .exchange import write_dimacs, write_xcc
+    from .output.exchange import write_dimacs, write_xcc
+    from .problem.cnf import DEFAULT_ENCODING, encode
+    from .puzzle.catalog import load
+    from .search.enumeration import prepare
 
     if fmt not in ("dimacs", "xcc"):
         raise CpsolveError(f"unknown format {fmt!r} (known: dimacs, xcc)", field="--format")
-    loaded = load(model)
-    problem = prepare(loaded).broken.problem if symmetry_breaking else loaded.problem
+    prepared = prepare(load(model))
+    problem = prepared.broken.problem if symmetry_breaking else prepared.problem
     if fmt == "xcc":
         text = write_xcc(problem)
     else:
-        meta = {"puzzle": loaded.spec.name, "symmetry-breaking": "on" if symmetry_breaking else "off"}
+        meta = {"puzzle": prepared.name, "symmetry-breaking": "on" if symmetry_breaking else "off"}
         text = write_dimacs(encode(problem, encoding or DEFAULT_ENCODING), problem, meta)
     try:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
-    typer.echo(f"{loaded.spec.name}: {len(problem.rows)} placements written to {output} ({fmt})", err=True)
+    typer.echo(f"{prepared.name}: {len(problem.rows)} placements written to {output} ({fmt})", err=True)
 
 
 @app.command()
@@ -334,14 +337,15 @@ def decode(
     Exit 0: a verified solution (drawn). Exit 1: the solver said UNSATISFIABLE or UNKNOWN. Exit 2: the
     files were rejected (another model or options, edited CNF, malformed output, a wrong assignment).
     """
-    from .catalog import load
-    from .exchange import decode as decode_answer
-    from .loader import read_text
-    from .render import draw
-    from .solutions import labelled, rows_as_placements
+    from .output.exchange import decode as decode_answer
+    from .output.solutions import labelled, rows_as_placements
+    from .output.text import draw
+    from .puzzle.catalog import load
+    from .puzzle.loader import read_text
+    from .search.enumeration import prepare
 
-    loaded = load(model)
-    result = decode_answer(loaded, read_text(cnf_file), str(cnf_file), read_text(solver_output), str(solver_output))
+    prepared = prepare(load(model))
+    result = decode_answer(prepared, read_text(cnf_file), str(cnf_file), read_text(solver_output), str(solver_output))
     if result.problem is None:
         typer.echo(result.status)
         raise typer.Exit(1)

@@ -47,9 +47,9 @@ CASES = {
         "name: x\nsource: t\ncontainer: {box: [2, 2, 1]\npieces: [\n",
         ["not valid YAML", "line"],
     ),
-    "missing-source": (
-        "name: x\ncontainer: {box: [2, 2, 1]}\n" + GOOD_PIECES,
-        ["source", "required field is missing"],
+    "missing-name": (
+        "source: t\ncontainer: {box: [2, 2, 1]}\n" + GOOD_PIECES,
+        ["name", "required field is missing"],
     ),
     "unknown-field": (
         "name: x\nsource: t\ncolour: red\ncontainer: {box: [2, 2, 1]}\n" + GOOD_PIECES,
@@ -114,3 +114,11 @@ def test_unreadable_file_gives_one_line_naming_it(command, tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert f"{target}: cannot read the file: 'utf-8' codec can't decode" in lines[0]
+
+
+def test_source_is_optional_in_a_users_file(write_puzzle, tmp_path):
+    """A user's own puzzle needs no `source:` (every built-in model has one: test_library checks it)."""
+    path = write_puzzle("name: mine\ncontainer: {box: [2, 2, 1]}\n" + GOOD_PIECES)
+    proc = run_cli("enumerate", str(path), "--no-save", "--json", "-q", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert '"total": 4' in proc.stdout

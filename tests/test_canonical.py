@@ -7,12 +7,12 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cpsolve.backends.cpsat import CpSatBackend
-from cpsolve.canonical import Canonicalizer, Tally
-from cpsolve.geometry import FACE_STEPS, box_cells, rotation_key
-from cpsolve.model import Piece, Puzzle
-from cpsolve.placements import build_problem
-from cpsolve.symmetry import container_group
+from cpsolve.search.backends.cpsat import CpSatBackend
+from cpsolve.problem.canonical import Canonicalizer, Tally
+from cpsolve.puzzle.geometry import FACE_STEPS, box_cells, rotation_key
+from cpsolve.puzzle.model import Piece, Puzzle
+from cpsolve.problem.placements import packing_problem as build_problem
+from cpsolve.problem.symmetry import container_group
 
 
 def random_partition(size: tuple[int, int, int], n_pieces: int, seed: int) -> list[list[tuple[int, int, int]]]:
@@ -36,7 +36,7 @@ def puzzle_from(parts: list[list[tuple[int, int, int]]], size) -> Puzzle:
         key = rotation_key(cells)
         shapes[key] = shapes.get(key, 0) + 1
     pieces = tuple(Piece(f"P{i}", key, count) for i, (key, count) in enumerate(shapes.items()))
-    return Puzzle("random", "test", box_cells(size), pieces)
+    return Puzzle("random", box_cells(size), pieces)
 
 
 def solution_rows(problem, parts) -> tuple[int, ...]:
@@ -120,7 +120,7 @@ def test_identical_copies_are_interchangeable_but_their_boundaries_count():
     # Six dominoes in a 2x2x3 box: the labels alone are all "D"; the copies' boundaries
     # are what tells the solutions apart.
     domino = ((0, 0, 0), (1, 0, 0))
-    problem = build_problem(Puzzle("dominoes", "test", box_cells((2, 2, 3)), (Piece("D", domino, 6),)))
+    problem = build_problem(Puzzle("dominoes", box_cells((2, 2, 3)), (Piece("D", domino, 6),)))
     group = container_group(problem.cells)
     canon = Canonicalizer(problem, group)
     found: list[tuple[int, ...]] = []

@@ -7,10 +7,11 @@ from itertools import product
 import pytest
 from conftest import run_cli, run_json
 
-from cpsolve.catalog import load
-from cpsolve.chain import chain_from_segments, parse_constraint_list
-from cpsolve.geometry import ROTATIONS, box_cells
-from cpsolve.symmetry import container_group
+from cpsolve.puzzle.catalog import load
+from cpsolve.puzzle.chain import chain_from_segments, parse_constraint_list
+from cpsolve.puzzle.geometry import ROTATIONS, box_cells
+from cpsolve.problem.symmetry import container_group
+from cpsolve.search.enumeration import build_problem
 
 SNAKE_27_SEGMENTS = [3, 2, 2, 3, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 3, 3, 3]
 
@@ -20,13 +21,12 @@ def chain_file(segments, box) -> str:
 
 
 def test_seed_constraint_list_is_the_segment_chain():
-    seed = load("snake-27")
-    assert parse_constraint_list(seed.spec.chain.constraints) == chain_from_segments(SNAKE_27_SEGMENTS)
+    assert load("snake-27").chain == chain_from_segments(SNAKE_27_SEGMENTS)
 
 
 def test_both_forms_load_to_the_same_problem(write_puzzle):
     path = write_puzzle(chain_file(SNAKE_27_SEGMENTS, (3, 3, 3)))
-    a, b = load(str(path)).problem, load("snake-27").problem
+    a, b = build_problem(load(str(path))), build_problem(load("snake-27"))
     assert (a.rows, a.side_clauses, a.piece_names) == (b.rows, b.side_clauses, b.piece_names)
 
 
@@ -115,7 +115,7 @@ def physical_classes(foldings, box, reversible, group):
 )
 def test_chain_counts_match_brute_force(segments, box, reversible, write_puzzle):
     path = write_puzzle(chain_file(segments, box))
-    assert bool(load(str(path)).problem.label_symmetries) == reversible
+    assert bool(build_problem(load(str(path))).label_symmetries) == reversible
     foldings = brute_force_foldings(segments, box)
     rotations = [g.transform for g in container_group(box_cells(box)) if not g.is_reflection]
     everything = [g.transform for g in container_group(box_cells(box))]

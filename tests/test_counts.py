@@ -38,7 +38,7 @@ def test_symmetry_breaking_is_reported_and_reduces_work():
 
 
 def test_key_piece_override_changes_nothing_but_the_work(write_puzzle):
-    from cpsolve.catalog import models_dir
+    from cpsolve.puzzle.catalog import models_dir
 
     text = (models_dir() / "soma.yaml").read_text() + "key_piece: V\n"
     path = write_puzzle(text)

@@ -20,11 +20,11 @@ from conftest import run_cli, run_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cpsolve._xcover import Engine
-from cpsolve.backends import Status
-from cpsolve.backends.dlx import DlxBackend, build_engine
-from cpsolve.catalog import load
-from cpsolve.enumeration import enumerate_classes, plan, prepare
+from cpsolve.search._xcover import Engine
+from cpsolve.search.backends import Status
+from cpsolve.search.backends.dlx import DlxBackend, build_engine
+from cpsolve.puzzle.catalog import load
+from cpsolve.search.enumeration import enumerate_classes, plan, prepare
 
 
 def brute_force(n_cells, counts, rows):
@@ -205,7 +205,7 @@ def test_compare_agrees_and_measures():
 
 
 def test_compare_names_the_backend_that_disagrees():
-    from cpsolve.compare import CompareRow, disagreement
+    from cpsolve.analysis.compare import CompareRow, disagreement
 
     def row(name, counts):
         return CompareRow("p", name, "complete", 0.1, 1.0, 1.0, 10.0, *counts)
@@ -218,7 +218,7 @@ def test_compare_names_the_backend_that_disagrees():
 
 
 def test_compare_exit_status_on_disagreement(write_puzzle):
-    from cpsolve.catalog import models_dir
+    from cpsolve.puzzle.catalog import models_dir
 
     text = (models_dir() / "soma.yaml").read_text().replace("unique_symmetry: 240", "unique_symmetry: 241")
     proc = run_cli("compare", str(write_puzzle(text)), "--backends", "dlx")
@@ -229,13 +229,13 @@ def test_compare_exit_status_on_disagreement(write_puzzle):
 def test_backends_lists_versions():
     proc = run_cli("backends")
     assert proc.returncode == 0
-    assert "ortools" in proc.stdout and "cpsolve._xcover" in proc.stdout
+    assert "ortools" in proc.stdout and "cpsolve.search._xcover" in proc.stdout
 
 
 @pytest.mark.parametrize("model", ["soma", "t-tetracube-6x6x2", "slothouber-graatsma"])
 def test_python_template_backend_agrees_with_dlx(model):
     """The template backend is a working reference: same solution sets as the C engine."""
-    from cpsolve.backends.template import PythonBackend
+    from cpsolve.search.backends.template import PythonBackend
 
     broken = prepare(load(model)).broken
     for forced in [(r,) for r in broken.key_rows] or [()]:
@@ -247,7 +247,7 @@ def test_python_template_backend_agrees_with_dlx(model):
 
 
 def test_python_template_backend_limit_and_timeout():
-    from cpsolve.backends.template import PythonBackend
+    from cpsolve.search.backends.template import PythonBackend
 
     problem = prepare(load("soma")).broken.problem
     found: list[tuple[int, ...]] = []

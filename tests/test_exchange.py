@@ -135,8 +135,8 @@ def test_encoding_option_is_recorded_and_decoded(tmp_path: Path) -> None:
 
 
 def test_xcc_soma_items_and_options(tmp_path: Path) -> None:
-    from cpsolve.catalog import load
-    from cpsolve.enumeration import prepare
+    from cpsolve.puzzle.catalog import load
+    from cpsolve.search.enumeration import prepare
 
     text = export(tmp_path, "soma", "--format", "xcc", name="soma.xcc").read_text()
     lines = [line for line in text.splitlines() if not line.startswith("|")]
@@ -159,7 +159,7 @@ def test_xcc_multiplicity(tmp_path: Path) -> None:
 
 def test_chain_xcc_is_a_clear_error_and_dimacs_works(tmp_path: Path) -> None:
     proc = run_cli("export", "snake-27", "--format", "xcc", "-o", str(tmp_path / "s.xcc"))
-    rejected(proc, "XCC cannot express", "--format dimacs")
+    rejected(proc, "--format", "XCC cannot express", "dimacs format")
     cnf = export(tmp_path, "snake-27")
     proc = decode(tmp_path, "snake-27", cnf, competition_output(cnf))
     assert proc.returncode == 0, proc.stderr

@@ -2,7 +2,7 @@ from itertools import product
 
 import pytest
 
-from cpsolve.geometry import (
+from cpsolve.puzzle.geometry import (
     ALL_TRANSFORMS,
     IDENTITY,
     ROTATIONS,
@@ -12,7 +12,7 @@ from cpsolve.geometry import (
     normalize,
     orientations,
 )
-from cpsolve.symmetry import container_group
+from cpsolve.problem.symmetry import container_group
 
 
 def matmul(a, b):

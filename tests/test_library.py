@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import run_cli, run_json
 
-from cpsolve.catalog import builtin_names, load
-from cpsolve.geometry import rotation_key
+from cpsolve.puzzle.catalog import builtin_names, load
+from cpsolve.puzzle.geometry import rotation_key
 
 REFERENCE = {
     "soma": (11520, 480, 240),
@@ -27,7 +27,7 @@ SLOW: set[str] = set()
 def test_every_builtin_model_has_a_reference_and_a_source():
     assert set(REFERENCE) | {"t-tetracube-6x6x6"} == set(builtin_names())
     for name in builtin_names():
-        spec = load(name).spec
+        spec = load(name)
         assert spec.source.strip() and spec.reference is not None and spec.reference.source.strip()
         if name in REFERENCE:
             assert spec.reference.counts() == REFERENCE[name]
@@ -59,6 +59,6 @@ def test_t_tetracube_6x6x6_has_a_valid_filling():
 
 
 def test_burr_container_is_the_union_of_six_sticks():
-    problem = load("six-piece-burr").problem
-    assert problem.n_cells == 104
-    assert sum(len(s) for s in (p.shape() for p in load("six-piece-burr").spec.pieces.values())) == 104
+    puzzle = load("six-piece-burr")
+    assert len(puzzle.container) == 104
+    assert sum(p.size for p in puzzle.pieces) == 104

@@ -11,10 +11,10 @@ import time
 import pytest
 from conftest import run_cli, run_json
 
-from cpsolve.backends.dlx import DlxBackend
-from cpsolve.backends.sat import SatBackend
-from cpsolve.catalog import load
-from cpsolve.enumeration import prepare, split
+from cpsolve.search.backends.dlx import DlxBackend
+from cpsolve.search.backends.sat import SatBackend
+from cpsolve.puzzle.catalog import load
+from cpsolve.search.enumeration import prepare, split
 
 TINY = """\
 name: tiny
@@ -51,7 +51,7 @@ def test_snake_counts_with_sat() -> None:
 def built_solvers() -> tuple[list[str], list[str]]:
     from pysat.solvers import NoSuchSolverError, Solver
 
-    from cpsolve.backends.sat import solver_names
+    from cpsolve.search.backends.sat import solver_names
 
     built, missing = [], []
     for name in sorted(set(solver_names().values())):

@@ -1,0 +1,76 @@
+"""Solutions as data: labelled placements, and the JSON-lines file that enumeration writes.
+
+One line per solution class: the puzzle's name, the class's index, how many assemblies it stands
+for, whether its mirror image is a different rotation class, and `pieces`, mapping each placed
+piece (copies of one piece are `NAME#1`, `NAME#2`, ...) to its cells. Summing `assemblies` over a
+complete file gives the total count; the lines themselves give the count up to symmetry.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import CpsolveError, unreadable
+from ..puzzle.geometry import Cell
+from ..problem.placements import ExactCoverProblem
+
+
+def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequence[int]]]) -> dict[str, list[Cell]]:
+    """Placements (piece index, cell indices) as `{label: cells}`, copies numbered in cell order."""
+    ordered = sorted(placements, key=lambda p: (p[0], sorted(p[1])))
+    out: dict[str, list[Cell]] = {}
+    copy = [0] * problem.n_pieces
+    for piece, cells in ordered:
+        name = problem.piece_names[piece]
+        if problem.piece_counts[piece] > 1:
+            copy[piece] += 1
+            name = f"{name}#{copy[piece]}"
+        out[name] = sorted(problem.cells[c] for c in cells)
+    return out
+
+
+def rows_as_placements(problem: ExactCoverProblem, rows: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:
+    return [(problem.rows[r].piece, problem.rows[r].cells) for r in rows]
+
+
+def class_line(puzzle: str, index: int, assemblies: int, mirror_distinct: bool, pieces: dict[str, list[Cell]]) -> str:
+    record = {
+        "puzzle": puzzle,
+        "class": index,
+        "assemblies": assemblies,
+        "mirror_distinct": mirror_distinct,
+        "pieces": {k: [list(c) for c in v] for k, v in pieces.items()},
+    }
+    return json.dumps(record, separators=(",", ":"))
+
+
+def read_solution_line(path: Path, index: int) -> dict:
+    """The `index`-th (0-based) solution of a JSON-lines file written by `cpsolve enumerate --out`."""
+    count = 0
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for count, line in enumerate(fh, start=1):
+                if count - 1 == index:
+                    return _parse_line(line, path, index)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(path, exc) from None
+    raise CpsolveError(f"holds {count} solutions (indices 0 to {count - 1}); there is no index {index}", where=str(path))
+
+
+def _parse_line(line: str, path: Path, n: int) -> dict:
+    where = f"{path}:{n + 1}"
+    try:
+        record = json.loads(line)
+        pieces = record["pieces"]
+        ok = isinstance(pieces, dict) and pieces and all(
+            isinstance(cells, list) and cells and all(isinstance(c, list) and len(c) == 3 for c in cells)
+            for cells in pieces.values()
+        )
+    except (json.JSONDecodeError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise CpsolveError("not a solution line written by 'cpsolve enumerate --out'", where=where)
+    record["pieces"] = {k: [tuple(int(v) for v in c) for c in cells] for k, cells in pieces.items()}
+    return record

@@ -1,0 +1,70 @@
+"""Text pictures of solutions: z-layers side by side, one symbol per placed piece, and a legend.
+
+Layers use the file format's convention (layer z = 0 first, row y = 0 at the top, x to the right),
+so a drawn solution reads the same way a puzzle file is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..puzzle.geometry import Cell
+
+SYMBOLS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def assign_symbols(labels: Sequence[str]) -> dict[str, str]:
+    """One character per placement label: a one-letter piece name keeps its letter when it can.
+
+    Labels of identical copies look like "T#2"; each copy gets its own symbol so that the copies
+    can be told apart in the picture. Beyond 62 placements symbols repeat.
+    """
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for label in labels:
+        base = label.split("#")[0]
+        if len(base) == 1 and base in SYMBOLS and base not in used:
+            out[label] = base
+            used.add(base)
+    free = (s for s in SYMBOLS if s not in used)
+    for i, label in enumerate(lab for lab in labels if lab not in out):
+        out[label] = next(free, SYMBOLS[i % len(SYMBOLS)])
+    return out
+
+
+def draw(placements: dict[str, Sequence[Cell]], holes: str = ".") -> str:
+    """The z-layers of a labelled filling, side by side, then a legend `symbol = piece`.
+
+    A chain's labels are its cube numbers; they are drawn as numbers so the path can be followed.
+    """
+    numbered = all(label.isdigit() for label in placements)
+    symbols = {k: k for k in placements} if numbered else assign_symbols(list(placements))
+    width = max(len(s) for s in symbols.values()) + (1 if numbered else 0)
+    grid: dict[Cell, str] = {}
+    for label, cells in placements.items():
+        for c in cells:
+            grid[tuple(c)] = symbols[label].rjust(width)  # type: ignore[index]
+    lo = [min(c[i] for c in grid) for i in range(3)]
+    hi = [max(c[i] for c in grid) for i in range(3)]
+    layer_width = (hi[0] - lo[0] + 1) * width
+    layers = range(lo[2], hi[2] + 1)
+    lines = ["  ".join(f"z={z}".ljust(layer_width) for z in layers).rstrip()]
+    for y in range(lo[1], hi[1] + 1):
+        rows = ("".join(grid.get((x, y, z), holes.rjust(width)) for x in range(lo[0], hi[0] + 1)) for z in layers)
+        lines.append("  ".join(rows))
+    legend = [] if numbered else _legend(symbols)
+    return "\n".join(lines + ([""] + legend if legend else []))
+
+
+def _legend(symbols: dict[str, str]) -> list[str]:
+    """Group copies of one piece on a line: `a b c = T (3 copies)`; none when every symbol is its name."""
+    if all(sym == label for label, sym in symbols.items()):
+        return []
+    by_piece: dict[str, list[str]] = {}
+    for label, sym in symbols.items():
+        by_piece.setdefault(label.split("#")[0], []).append(sym)
+    lines = []
+    for piece, syms in by_piece.items():
+        copies = f" ({len(syms)} copies)" if len(syms) > 1 else ""
+        lines.append(f"{' '.join(syms)} = {piece}{copies}" if len(syms) <= 8 else f"{''.join(syms)} = {piece}{copies}")
+    return lines

@@ -1,0 +1,170 @@
+"""Canonical forms of solutions under the container's symmetries, and the tally of distinct ones.
+
+A solution is a labelled cell grid (for each container cell, the piece covering it; identical
+copies share a label). A symmetry moves the cells; a reflection also swaps each chiral piece with its
+mirror partner, and only counts when the piece set is closed under mirroring. The canonical form is
+the smallest image over the group, so two solutions are equivalent exactly when their forms agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import CpsolveError
+from .placements import ExactCoverProblem
+from .symmetry import SymmetryElement
+
+
+@dataclass(frozen=True)
+class Forms:
+    """What the canonicalizer knows about one solution."""
+
+    rotation_key: bytes
+    """Canonical form up to rotations of the container."""
+    symmetry_key: bytes
+    """Canonical form up to rotations and (where they apply) reflections."""
+    orbit: int
+    """Distinct assemblies in the solution's rotation class (rotated copies distinct)."""
+    mirror_distinct: bool
+    """True when the mirror image is a different rotation class (the class holds 2 of them)."""
+    element: int
+    """Index (into the canonicalizer's elements) of a symmetry taking the solution to symmetry_key."""
+
+
+class Canonicalizer:
+    """Precomputes index arrays once per puzzle so each solution costs a few numpy gathers."""
+
+    def __init__(self, problem: ExactCoverProblem, group: Sequence[SymmetryElement]):
+        use_mirrors = problem.mirror_labels is not None
+        # Rotations first: `forms` splits the images at n_rotations.
+        self.elements = tuple(sorted((g for g in group if use_mirrors or not g.is_reflection),
+                                     key=lambda g: g.is_reflection))
+        self.n_rotations = sum(1 for g in self.elements if not g.is_reflection)
+        n = problem.n_cells
+        # image[j] = label[grid[inverse[j]]]: the grid after moving cell i to perm[i].
+        self._inverse = np.empty((len(self.elements), n), dtype=np.intp)
+        for k, g in enumerate(self.elements):
+            self._inverse[k, np.asarray(g.perm)] = np.arange(n)
+        identity = np.arange(problem.n_pieces, dtype=np.uint16)
+        mirror = np.asarray(problem.mirror_labels, dtype=np.uint16) if use_mirrors else identity
+        self._labels = [mirror if g.is_reflection else identity for g in self.elements]
+        self._relabel = [np.asarray(s, dtype=np.uint16) for s in problem.label_symmetries]
+
+        self._copies = any(k > 1 for k in problem.piece_counts)
+        self._label_table = np.stack(self._labels)
+        self._element_rows = np.arange(len(self.elements))[:, None]
+
+    def _state_key(self, labels: np.ndarray) -> bytes:
+        """A physical assembly's key: the grid, minimised over label symmetries (reversed chains)."""
+        if not self._relabel:
+            return labels.tobytes()
+        return min([labels.tobytes()] + [s[labels].tobytes() for s in self._relabel])
+
+    def _image_key(self, k: int, labels: np.ndarray, copies: np.ndarray | None) -> bytes:
+        """The key of the solution moved by element k.
+
+        With identical copies the labels alone lose where one copy ends and the next begins, so the
+        key also holds the copies numbered in order of first appearance in the moved grid: a
+        numbering that does not depend on which copy the backend called which.
+        """
+        inv = self._inverse[k]
+        key = self._state_key(self._labels[k][labels][inv])
+        if copies is None:
+            return key
+        moved = copies[inv]
+        first = np.unique(moved, return_index=True)[1]
+        rank = np.empty(len(first), dtype=np.uint16)
+        rank[np.argsort(first)] = np.arange(len(first), dtype=np.uint16)
+        return key + rank[moved].tobytes()
+
+    def forms(self, problem: ExactCoverProblem, rows: Sequence[int]) -> Forms:
+        """Canonical keys of the solution made of `rows` (row indices of `problem`)."""
+        labels = np.asarray(problem.solution_grid(rows), dtype=np.uint16)
+        if self._copies or self._relabel:
+            copies = np.asarray(problem.copy_grid(rows), dtype=np.uint16) if self._copies else None
+            images = [self._image_key(k, labels, copies) for k in range(len(self.elements))]
+        else:  # the common case, all elements in one gather
+            moved = self._label_table[self._element_rows, labels[self._inverse]]
+            images = [row.tobytes() for row in moved]
+        rot = images[: self.n_rotations]
+        refl = images[self.n_rotations:]
+        rotation_key = min(rot)
+        mirror_key = min(refl) if refl else rotation_key
+        symmetry_key = min(rotation_key, mirror_key)
+        return Forms(
+            rotation_key=rotation_key,
+            symmetry_key=symmetry_key,
+            orbit=len(set(rot)),
+            mirror_distinct=mirror_key != rotation_key,
+            element=images.index(symmetry_key),
+        )
+
+    def transform_rows(self, problem: ExactCoverProblem, rows: Sequence[int], element: int) -> list[tuple[int, tuple[int, ...]]]:
+        """The solution's placements moved by one element: (piece index, sorted cell indices) each."""
+        g = self.elements[element]
+        labels = self._labels[element]
+        out = []
+        for r in rows:
+            row = problem.rows[r]
+            out.append((int(labels[row.piece]), tuple(sorted(g.perm[c] for c in row.cells))))
+        return sorted(out)
+
+
+def counts_text(counts: Sequence[int | None]) -> str:
+    """Total / up to rotation / up to rotation and reflection, as every table and message writes
+    them ("11520 / 480 / 240"); an unknown count is "?"."""
+    return " / ".join("?" if c is None else str(c) for c in counts)
+
+
+@dataclass
+class Tally:
+    """Running counts of an enumeration; `add` says whether a solution opened a new class.
+
+    `numberings` is how many labellings stand for one physical assembly (2 for a chain that reads
+    the same from both ends): backends count labellings, people count assemblies.
+    """
+
+    numberings: int = 1
+    weighted: int = 0
+    found: int = 0
+    rotation_keys: set[bytes] = field(default_factory=set)
+    symmetry_keys: set[bytes] = field(default_factory=set)
+    orbit_total: int = 0
+    """Sum of the rotation classes' orbit sizes: must equal `total` once the search is complete."""
+
+    def add(self, forms: Forms, weight: int) -> bool:
+        self.found += 1
+        self.weighted += weight
+        if forms.rotation_key not in self.rotation_keys:
+            self.rotation_keys.add(forms.rotation_key)
+            self.orbit_total += forms.orbit
+        if forms.symmetry_key in self.symmetry_keys:
+            return False
+        self.symmetry_keys.add(forms.symmetry_key)
+        return True
+
+    @property
+    def total(self) -> int:
+        return self.weighted // self.numberings
+
+    def check(self, puzzle: str) -> None:
+        """Two independent routes to the total must agree once the search is complete, or a count
+        is wrong: the symmetry-breaking weights, and the orbit sizes of the rotation classes."""
+        if self.total != self.orbit_total:
+            raise CpsolveError(
+                f"internal check failed: total {self.total} from symmetry-breaking weights, but the rotation "
+                f"classes' orbits add up to {self.orbit_total}; please report this puzzle",
+                where=puzzle,
+                exit_code=1,
+            )
+
+    @property
+    def unique_rotation(self) -> int:
+        return len(self.rotation_keys)
+
+    @property
+    def unique_symmetry(self) -> int:
+        return len(self.symmetry_keys)

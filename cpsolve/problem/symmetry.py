@@ -1,0 +1,183 @@
+"""Symmetries of a container, and symmetry breaking by a key piece.
+
+Symmetry breaking keeps one placement per orbit of a key piece under the container's rotations.
+Every rotation class of solutions still has a member among the solutions left, and the number of
+all assemblies is recovered exactly as the sum, over the solutions found, of the orbit size of the
+key placement they use (its `weight`): solutions with the key at placement p are in bijection with
+those at any g(p).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..errors import CpsolveError
+from ..puzzle.geometry import ALL_TRANSFORMS, Cell, Transform, normalize
+from .placements import ExactCoverProblem
+
+
+@dataclass(frozen=True)
+class SymmetryElement:
+    """An isometry mapping the container onto itself, as a permutation of its cell indices."""
+
+    transform: Transform
+    perm: tuple[int, ...]
+    """perm[i] is the index of the cell that cell i is carried to."""
+
+    @property
+    def is_reflection(self) -> bool:
+        return self.transform.is_reflection
+
+
+def container_group(cells: Sequence[Cell]) -> tuple[SymmetryElement, ...]:
+    """All elements of O_h (with the translation that realigns the shape) that map `cells` onto itself."""
+    index = {c: i for i, c in enumerate(cells)}
+    target = normalize(cells)
+    lo = tuple(min(c[i] for c in cells) for i in range(3))
+    group = []
+    for t in ALL_TRANSFORMS:
+        moved = [t.apply(c) for c in cells]
+        if normalize(moved) != target:
+            continue
+        mlo = tuple(min(c[i] for c in moved) for i in range(3))
+        shift = tuple(lo[i] - mlo[i] for i in range(3))
+        perm = tuple(index[(m[0] + shift[0], m[1] + shift[1], m[2] + shift[2])] for m in moved)
+        group.append(SymmetryElement(t, perm))
+    return tuple(group)
+
+
+def rotations_of(group: Sequence[SymmetryElement]) -> tuple[SymmetryElement, ...]:
+    return tuple(g for g in group if not g.is_reflection)
+
+
+@dataclass(frozen=True)
+class KeyChoice:
+    """The outcome of symmetry breaking: which rows of the key survive and what each one weighs.
+
+    Every solution uses exactly one of the key's rows: the key piece's placement, or for a key
+    *cell* (puzzles whose pieces all have several copies) the placement covering that cell.
+    """
+
+    kind: str
+    """'piece', 'cube' (of a chain), 'cell' or 'none'."""
+    name: str | None
+    placements: int
+    """How many placements the key had before breaking."""
+    rows: tuple[int, ...]
+    """Row indices (in the *unbroken* problem) of the key placements that are kept."""
+    weights: tuple[int, ...]
+    """Orbit size of each kept row: the number of assemblies each solution through it stands for."""
+    all_rows: tuple[int, ...] = ()
+    """Every row of the key before breaking (the rows not kept are dropped from the problem)."""
+
+    def describe(self) -> str:
+        if self.kind == "none":
+            return "no symmetry breaking"
+        return f"key {self.kind} {self.name}: {len(self.rows)} of {self.placements} placements kept"
+
+
+def row_orbits(problem: ExactCoverProblem, rows: Sequence[int], group: Sequence[SymmetryElement]) -> list[list[int]]:
+    """Partition `rows` into orbits under `group` (rows are mapped by moving their cells)."""
+    lookup = {(problem.rows[r].piece, problem.rows[r].cells): r for r in rows}
+    seen: set[int] = set()
+    orbits = []
+    for r in rows:
+        if r in seen:
+            continue
+        piece, cells = problem.rows[r].piece, problem.rows[r].cells
+        orbit = {lookup[(piece, tuple(sorted(g.perm[c] for c in cells)))] for g in group}
+        seen |= orbit
+        orbits.append(sorted(orbit))
+    return orbits
+
+
+def _key(kind: str, name: str, rows: Sequence[int], orbits: list[list[int]]) -> KeyChoice:
+    return KeyChoice(
+        kind, name, len(rows), tuple(o[0] for o in orbits), tuple(len(o) for o in orbits), tuple(rows)
+    )
+
+
+def _piece_key(problem: ExactCoverProblem, p: int, rotations: Sequence[SymmetryElement]) -> KeyChoice:
+    rows = problem.rows_by_piece[p]
+    kind = "cube" if problem.kind == "chain" else "piece"
+    return _key(kind, problem.piece_names[p], rows, row_orbits(problem, rows, rotations))
+
+
+def _cell_key(problem: ExactCoverProblem, c: int, rotations: Sequence[SymmetryElement]) -> KeyChoice:
+    """Break by the placement covering cell c, up to the rotations that fix c."""
+    stabiliser = [g for g in rotations if g.perm[c] == c]
+    rows = problem.rows_by_cell[c]
+    return _key("cell", str(list(problem.cells[c])), rows, row_orbits(problem, rows, stabiliser))
+
+
+def _trivial_stabilisers(choice: KeyChoice, n_rotations: int) -> bool:
+    return all(w == n_rotations for w in choice.weights)
+
+
+def choose_key(
+    problem: ExactCoverProblem, group: Sequence[SymmetryElement], key_piece: str | None = None
+) -> KeyChoice:
+    """The key piece that leaves the fewest representatives (ties: trivial stabilisers, then order).
+
+    Only pieces with a single copy can be keys: restricting one of k identical copies would not
+    partition the solutions. When no piece is unique, the key is the cell whose stabiliser is
+    largest (the centre of an odd cube: all 24 rotations), if that stabiliser is not trivial.
+    """
+    rotations = rotations_of(group)
+    if key_piece is not None:
+        if key_piece not in problem.piece_names:
+            raise CpsolveError(f"unknown piece {key_piece!r}", field="key_piece")
+        p = problem.piece_names.index(key_piece)
+        if problem.piece_counts[p] != 1:
+            raise CpsolveError(f"piece {key_piece!r} has several copies and cannot be the key", field="key_piece")
+        return _piece_key(problem, p, rotations)
+    if len(rotations) <= 1:
+        return no_key()
+    unique = [p for p in range(problem.n_pieces) if problem.piece_counts[p] == 1]
+    if unique:
+        candidates = [_piece_key(problem, p, rotations) for p in unique]
+        return min(
+            candidates,
+            key=lambda c: (len(c.rows), not _trivial_stabilisers(c, len(rotations)), unique.index(
+                problem.piece_names.index(c.name))),
+        )
+    stab = [sum(1 for g in rotations if g.perm[c] == c) for c in range(problem.n_cells)]
+    best = max(range(problem.n_cells), key=lambda c: (stab[c], -c))
+    return _cell_key(problem, best, rotations) if stab[best] > 1 else no_key()
+
+
+def no_key() -> KeyChoice:
+    return KeyChoice("none", None, 0, (), ())
+
+
+@dataclass(frozen=True)
+class BrokenProblem:
+    """A problem after symmetry breaking, with the key rows and weights renumbered to match it."""
+
+    problem: ExactCoverProblem
+    key: KeyChoice
+    key_rows: tuple[int, ...]
+    """Indices in `problem.rows` of the kept key placements (empty without a key)."""
+    weights: tuple[int, ...]
+
+    def weight_of(self, solution_rows: Sequence[int]) -> int:
+        """How many assemblies (rotated copies distinct) the solution stands for."""
+        if not self.key_rows:
+            return 1
+        return next(self._weight_table[r] for r in solution_rows if r in self._weight_table)
+
+    @cached_property
+    def _weight_table(self) -> dict[int, int]:
+        return dict(zip(self.key_rows, self.weights))
+
+
+def apply_key(problem: ExactCoverProblem, key: KeyChoice) -> BrokenProblem:
+    """The problem with the key's non-representative placements removed."""
+    if key.kind == "none":
+        return BrokenProblem(problem, key, (), ())
+    dropped = set(key.all_rows) - set(key.rows)
+    keep = [r for r in range(len(problem.rows)) if r not in dropped]
+    new_index = {old: new for new, old in enumerate(keep)}
+    return BrokenProblem(problem.with_rows(keep), key, tuple(new_index[r] for r in key.rows), key.weights)

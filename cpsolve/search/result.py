@@ -1,0 +1,73 @@
+"""What an enumeration produces: its result record, the solution classes it streams, and the merge
+of one subproblem's stats into the result. Below both the serial loop and the process pool, which
+fill the same record the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..problem.canonical import Tally
+from .backends import SearchStats, Status
+
+
+@dataclass(frozen=True)
+class SolutionClass:
+    """One class of solutions up to rotation and reflection, in canonical position."""
+
+    index: int
+    assemblies: int
+    """All assemblies in the class, rotated and mirrored copies distinct."""
+    mirror_distinct: bool
+    placements: tuple[tuple[int, tuple[int, ...]], ...]
+    """(piece index, sorted cell indices) of each placement, in the problem's terms."""
+
+
+@dataclass
+class EnumerationResult:
+    puzzle: str
+    backend: str
+    key: str
+    status: Status = Status.COMPLETE
+    tally: Tally = field(default_factory=Tally)
+    seconds: float = 0.0
+    first_solution_seconds: float | None = None
+    subproblems: int = 1
+    subproblems_done: int = 0
+    details: dict[str, float] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "total": self.tally.total,
+            "unique_rotation": self.tally.unique_rotation,
+            "unique_symmetry": self.tally.unique_symmetry,
+        }
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "puzzle": self.puzzle,
+            "backend": self.backend,
+            **self.counts(),
+            "seconds": round(self.seconds, 4),
+            "status": self.status.value,
+            "complete": self.status == Status.COMPLETE,
+            "solutions_found": self.tally.found,
+            "symmetry_breaking": self.key,
+            "first_solution_seconds": None
+            if self.first_solution_seconds is None
+            else round(self.first_solution_seconds, 4),
+        }
+
+
+Progress = Callable[[EnumerationResult], None]
+
+
+def merge_stats(result: EnumerationResult, stats: SearchStats, start: float) -> None:
+    """Fold one subproblem's stats into the result: the first solution's time, summed details."""
+    if stats.first_solution_seconds is not None and result.first_solution_seconds is None:
+        result.first_solution_seconds = time.perf_counter() - start - stats.seconds + stats.first_solution_seconds
+    for k, v in stats.details.items():
+        if isinstance(v, (int, float)):
+            result.details[k] = result.details.get(k, 0) + v
