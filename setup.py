@@ -1,19 +1,35 @@
-"""The one build step pyproject.toml cannot express: the native exact-cover engine.
+"""The one build step pyproject.toml cannot express: the compiled parts.
 
-The engine (`cpsolve/search/_xcover.c`, the `dlx` backend) is a C extension compiled at install:
-no JIT warm-up, no Python per search node, nothing to download. Without a C compiler cpsolve still
-installs; `cpsolve backends` then says dlx is missing.
+The exact-cover engine (`cpsolve/search/_xcover.c`, the `dlx` backend) and the canonical forms of
+solutions (`cpsolve/problem/_canon.c`, the fast path of `canonical.py`) are C extensions compiled
+at install: no JIT warm-up, no Python per search node or per symmetry element, nothing to
+download. Without a C compiler cpsolve still installs: `cpsolve backends` then says dlx is missing,
+and canonical forms use their Python twin.
 """
 
 from setuptools import Extension, setup
 
+
+def native(name: str) -> Extension:
+    """One compiled module: `cpsolve.a.b._name` from `cpsolve/a/b/_name.c`, sharing `cpsolve/_native.h`.
+
+    Optional: where it cannot be compiled, the Python twin runs instead (or, for the dlx engine, the
+    backend reports itself missing)."""
+    return Extension(
+        name,
+        sources=[name.replace(".", "/") + ".c"],
+        include_dirs=["cpsolve"],
+        depends=["cpsolve/_native.h"],
+        extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        optional=True,
+    )
+
+
 setup(
     ext_modules=[
-        Extension(
-            "cpsolve.search._xcover",
-            sources=["cpsolve/search/_xcover.c"],
-            extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-            optional=True,
-        )
+        native("cpsolve.search._xcover"),  # the dlx backend's exact-cover engine
+        native("cpsolve.search._estimate"),  # Knuth's tree estimate (search/estimate.py has the twin)
+        native("cpsolve.problem._canon"),  # canonical forms (problem/canonical.py has the twin)
+        native("cpsolve.analysis.design._snakes"),  # the snake census's path search (snake.py has the twin)
     ],
 )

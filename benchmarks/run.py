@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cpsolve.search.backends import BackendUnavailable, backend_class, for_problem, names
 from cpsolve.puzzle.catalog import load
+from cpsolve.search.backends import BackendUnavailable, backend_class, for_problem, names
 from cpsolve.search.enumeration import build_problem, enumerate_classes, first_solution, prepare
 from cpsolve.search.isolate import run_isolated
 

@@ -27,9 +27,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cpsolve.search.backends.sat import SatBackend
-from cpsolve.puzzle.catalog import load
 from cpsolve.problem.cnf import ENCODINGS
+from cpsolve.puzzle.catalog import load
+from cpsolve.search.backends.sat import SatBackend
 from cpsolve.search.enumeration import enumerate_classes, prepare
 
 FIRST = ["soma", "bedlam", "tetris-cube"]
@@ -94,7 +94,8 @@ def markdown(cells: list[dict], encodings: list[str], solvers: list[str], timeou
     lines = ["# SAT encodings and solvers", "", f"`{meta['command']}`", "",
              f"{meta['machine']}; {meta['versions']}; {meta['date']}", "",
              "Times in seconds (solving only; CNF built beforehand). bedlam clauses/vars shown.", "",
-             "| encoding | solver | bedlam vars | bedlam clauses | encode bedlam (s) | " + " | ".join(cols) + " | sum |",
+             "| encoding | solver | bedlam vars | bedlam clauses | encode bedlam (s) | "
+             + " | ".join(cols) + " | sum |",
              "|" + "---|" * (len(cols) + 6)]
     ranked = sorted((score(cells, e, s, timeout), e, s) for e in encodings for s in solvers)
     for total, e, s in ranked:

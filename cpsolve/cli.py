@@ -2,19 +2,45 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import math
+import os
+import signal
 import sys
+import time
+import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
-import typer
+STARTED = time.time()
+"""When this command started (before its imports): `--timeout` is a deadline counted from here."""
 
-from .errors import CpsolveError
-from .search.backends.base import Status
+
+def _quiet_exit(signum: int, _frame: object) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP while cpsolve is still importing: nothing to tidy, no traceback."""
+    os._exit(128 + signum)
+
+
+_ARGV0 = Path(sys.argv[0])
+if _ARGV0.name == "cpsolve" or _ARGV0.parts[-2:] == ("cpsolve", "__main__.py"):  # the program, not a test's import
+    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(_sig, _quiet_exit)
+
+import typer  # noqa: E402 - after the handlers above, so that an early Ctrl-C prints no traceback
+from typer import Abort  # noqa: E402
+from typer._click.exceptions import ClickException, NoArgsIsHelpError  # noqa: E402
+
+from . import limits  # noqa: E402
+from .errors import CpsolveError, CpsolveNotice  # noqa: E402
+from .search.backends.base import Status  # noqa: E402
 
 if TYPE_CHECKING:
     from .analysis.compare import CompareRow
     from .analysis.report import ReportRow
+    from .puzzle.model import Puzzle
     from .search.result import EnumerationResult, SolutionClass
 
 app = typer.Typer(
@@ -26,27 +52,187 @@ app = typer.Typer(
 
 ModelArg = Annotated[str, typer.Argument(help="A built-in model name (see `cpsolve list`) or a puzzle file path.")]
 BackendOpt = Annotated[
-    str, typer.Option("--backend", "-b", help="Solver backend; auto = dlx for packings, sat for chains (`cpsolve backends`).")
+    str,
+    typer.Option("--backend", "-b",
+                 help="Solver backend; auto = dlx for packings, sat for chains (`cpsolve backends`)."),
 ]
 WorkersOpt = Annotated[
     int | None,
-    typer.Option("--workers", "-w", min=1, show_default="all cores", help="Processes to split the search over."),
+    typer.Option("--workers", "-w", min=1, max=limits.MAX_WORKERS, show_default="all cores",
+                 help="Processes to split the search over."),
 ]
-TimeoutOpt = Annotated[float | None, typer.Option(help="Give up after this many seconds.")]
+TimeoutOpt = Annotated[
+    float | None, typer.Option(help="Give up after this many seconds.", callback=lambda v: _check_timeout(v))
+]
 
 
 OPTION_NAMES = {"backend": "--backend", "encoding": "--encoding", "format": "--format", "timeout": "--timeout"}
 """Core errors name a concept; on the command line it is the option that sets it."""
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_stopped_by: list[int] = []
+"""The stop signals received, so that the exit status says which (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+
+
+def _stop(signum: int, _frame: object) -> None:
+    """SIGTERM and SIGHUP end a run exactly like Ctrl-C: incomplete summary, consistent file, no orphans."""
+    _stopped_by.append(signum)
+    raise KeyboardInterrupt
+
+
+_runs: list[float] = []
+"""When each `main()` of this process started."""
+
+
+def _notice(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+    """Warnings from the stages below (which never print) as one line on stderr."""
+    label = "note" if issubclass(category, CpsolveNotice) else "warning"
+    print(f"cpsolve: {label}: {message}", file=sys.stderr)
+
+
+def _exit_status(code: int) -> int:
+    return 128 + _stopped_by[-1] if code == 130 and _stopped_by else code
+
+
 def main() -> None:
+    """Run the command line; every failure is one line on stderr and an exit status, never a traceback.
+
+    2: bad input (a file, an option); 1: a failure while running; 130/143/129: stopped by Ctrl-C,
+    SIGTERM, SIGHUP. Set CPSOLVE_DEBUG=1 to see the traceback of an unexpected error.
+    """
+    global STARTED
+    if _runs:  # a later run in the same process (tests): its deadline counts from now, not from the import
+        STARTED = time.time()
+    _runs.append(STARTED)
+    if sys.stdout is None:  # started with stdout closed (`>&-`): every command's answer would be lost
+        print("cpsolve: error: standard output is closed", file=sys.stderr)
+        sys.exit(1)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, _stop)
+    warnings.showwarning = _notice
     try:
-        app()
+        try:
+            code = app(standalone_mode=False)
+        finally:
+            _alarm_off()
+        _flush_stdout()
     except CpsolveError as exc:
         if exc.where is None and exc.field in OPTION_NAMES:
             exc = CpsolveError(exc.message, field=OPTION_NAMES[exc.field], exit_code=exc.exit_code)
-        typer.echo(f"cpsolve: error: {exc}", err=True)
+        _fail(str(exc), exc.exit_code)
+    except NoArgsIsHelpError as exc:
+        exc.show()
         sys.exit(exc.exit_code)
+    except ClickException as exc:
+        _fail(" ".join(exc.format_message().split()), exc.exit_code)
+    except Abort:
+        _fail("aborted", 1)
+    except _PreparationDeadline as exc:
+        _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        sys.exit(_exit_status(130))
+    except MemoryError:
+        _fail("out of memory (a smaller puzzle, or the --max-* limits, keep a run within the machine's memory)", 1)
+    except OSError as exc:
+        if os.environ.get("CPSOLVE_DEBUG"):
+            raise
+        output = "cannot write the output: " if exc.errno in _OUTPUT_ERRORS else ""
+        where = f"{exc.filename}: " if exc.filename else output
+        _fail(f"{where}{exc.strerror or exc}", 1)
+    except Exception as exc:
+        if os.environ.get("CPSOLVE_DEBUG"):
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (CPSOLVE_DEBUG=1 shows where)", 1)
+    sys.exit(_exit_status(code if isinstance(code, int) else 0))
+
+
+_OUTPUT_ERRORS = {errno.EPIPE, errno.ENOSPC, errno.EIO}
+"""stdout (or stderr) closed early, or on a full or failing device."""
+
+
+def _flush_stdout() -> None:
+    """Write what is buffered for stdout now, while a failure (a closed pipe, a full disk) can still be
+    reported in one line, rather than by the interpreter's shutdown."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def _fail(message: str, code: int) -> None:
+    # A file can put anything in a name or a key ("\r", "\n", escape sequences): shown escaped, so
+    # that the message stays one line and cannot rewrite the terminal.
+    message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+    try:
+        sys.stderr.write(f"cpsolve: error: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        _flush_stdout()
+    except (OSError, ValueError):
+        # stdout is closed or full: what it still holds cannot be written; point it at /dev/null so
+        # that the interpreter's final flush does not print a traceback of its own.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    sys.exit(_exit_status(code))
+
+
+@app.callback()
+def _limits(
+    max_cells: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_CELLS", show_default=str(
+        limits.Limits.max_cells), help="Largest container (cells; a chain's cubes).")] = None,
+    max_placements: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_PLACEMENTS", show_default=str(
+        limits.Limits.max_placements), help="Most placements, estimated before they are generated.")] = None,
+    max_file_bytes: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_FILE_BYTES", show_default=str(
+        limits.Limits.max_file_bytes), help="Largest puzzle file.")] = None,
+    max_yaml_nodes: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_YAML_NODES", show_default=str(
+        limits.Limits.max_yaml_nodes), help="Largest YAML document, aliases expanded (nodes + characters).")] = None,
+    max_yaml_depth: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_YAML_DEPTH", show_default=str(
+        limits.Limits.max_yaml_depth), help="Deepest YAML nesting.")] = None,
+    max_drawing: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_DRAWING", show_default=str(
+        limits.Limits.max_drawing), help="Largest drawing (bounding-box cells) for solve and show.")] = None,
+) -> None:
+    """Solve, count and compare solvers on polycube packing and snake-cube puzzles.
+
+    The --max-* options bound what a puzzle file may ask for, checked before anything is built.
+    """
+    limits.configure(max_cells=max_cells, max_placements=max_placements, max_file_bytes=max_file_bytes,
+                     max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing)
+
+
+def _check_timeout(value: float | None) -> float | None:
+    """`--timeout` is a deadline: a finite number of seconds > 0 (nan, inf, 0 are typos)."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise CpsolveError(f"must be a finite number of seconds > 0, not {value:g}", field="--timeout")
+    return value
+
+
+class _PreparationDeadline(Exception):
+    """Not a CpsolveError, so that no layer on the way adds a file name to it: the file is not at fault."""
+
+
+def _alarm_at_deadline(timeout: float | None) -> None:
+    """Loading and preparing a big puzzle (placements, symmetry) can outlast `--timeout` before any
+    search starts; an alarm at the deadline ends that in one line. `_alarm_off` once the search begins."""
+    if timeout is None:
+        return
+
+    def ring(_signum: int, _frame: object) -> None:
+        raise _PreparationDeadline(f"--timeout: the deadline ({timeout:g} s) passed while preparing the puzzle, "
+                                   "before the search began")
+
+    signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, _remaining(timeout) or 1e-3)
+
+
+def _alarm_off() -> None:
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _remaining(timeout: float | None) -> float | None:
+    """What is left of `--timeout` after importing, loading and preparing: the deadline counts from
+    the command's start, so that `--timeout S` ends the whole command within S + about a second."""
+    return None if timeout is None else max(timeout - (time.time() - STARTED), 1e-3)
 
 
 @app.command("list")
@@ -87,42 +273,70 @@ def enumerate_cmd(
     symmetry_breaking: Annotated[bool, typer.Option(help="Fix a key piece to one placement per orbit.")] = True,
     timeout: TimeoutOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    disassemble: Annotated[bool, typer.Option(
+        "--disassemble",
+        help="Take each solution apart: assemblies vs solutions, levels (see `cpsolve disassemble`).")] = False,
+    min_level: Annotated[str | None, typer.Option(
+        help="With --disassemble: write only solutions at this level or above (5, 1.2, ...).")] = None,
 ) -> None:
     """Find every solution and count them: in all, up to rotation, and up to rotation and reflection."""
     from .output.progress import StderrProgress
-    from .output.solutions import class_line, labelled
+    from .output.solutions import class_line, default_solutions_path, labelled
     from .puzzle.catalog import load
     from .search.backends import for_problem
     from .search.enumeration import enumerate_classes, prepare
 
+    _alarm_at_deadline(timeout)
     puzzle = load(model)
+    apart = _Disassembling(puzzle, min_level) if disassemble or min_level is not None else None
+    if apart is not None and puzzle.kind == "chain":
+        raise CpsolveError("a chain puzzle has no pieces to slide apart", field="--disassemble")
     prepared = prepare(puzzle, symmetry_breaking)
     engine = for_problem(backend, prepared.problem)
-    path = (out or Path(f"{puzzle.name}.solutions.jsonl")) if save else None
+    _alarm_off()
+    path = (out or default_solutions_path(puzzle.name)) if save else None
     sink = _open_output(path)
     problem = prepared.problem
 
     def on_class(cls: SolutionClass) -> None:
-        if sink is not None:
+        extra = None if apart is None else apart.add(labelled(problem, cls.placements), cls)
+        if sink is not None and (apart is None or extra is not None):
             pieces = labelled(problem, cls.placements)
-            sink.write(class_line(prepared.name, cls.index, cls.assemblies, cls.mirror_distinct, pieces) + "\n")
-            sink.flush()
+            try:
+                sink.write(class_line(prepared.name, cls.index, cls.assemblies, cls.mirror_distinct, pieces,
+                                      extra) + "\n")
+                sink.flush()
+            except OSError as exc:
+                raise CpsolveError(f"cannot write the solutions file: {exc.strerror or exc}", where=str(path),
+                                   exit_code=1) from None
 
     progress = None if quiet else StderrProgress()
     try:
         result = enumerate_classes(
-            prepared, engine, limit=limit, timeout=timeout, workers=workers or default_workers(),
+            prepared, engine, limit=limit, timeout=_remaining(timeout), workers=workers or default_workers(),
             on_class=on_class, progress=progress,
         )
+    except BaseException:
+        if sink is not None:  # the first error is the one to report, not a second one from closing
+            with contextlib.suppress(OSError):
+                sink.close()
+        raise
     finally:
         if progress is not None:
             progress.close()
-        if sink is not None:
-            sink.close()
+    if sink is not None:
+        _close_output(sink, path)
     if as_json:
-        typer.echo(json.dumps({**result.as_json(), "solutions_file": str(path) if path else None}))
+        more = {} if apart is None else {"disassembly": apart.tally.as_json()}
+        typer.echo(json.dumps({**result.as_json(), "solutions_file": str(path) if path else None, **more}))
     else:
         _print_summary(result, path)
+        if (puzzle.origin or "").lower().endswith(".xmpuzzle"):
+            c = result.counts()
+            typer.echo(f"BurrTools counts assemblies up to rotation and, unless 'Keep Mirror Solutions' is on, "
+                       f"reflection: compare {c['unique_symmetry']} (burrTxt) or {c['unique_rotation']} (kept mirrors)")
+        if apart is not None:
+            apart.print_summary()
     if result.status is Status.INTERRUPTED:
         raise typer.Exit(130)
 
@@ -134,13 +348,21 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _open_output(path: Path | None):
+def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:
+    """Open an output file before the run, so that a bad destination fails before any work is done."""
     if path is None:
         return None
     try:
-        return path.open("w", encoding="utf-8")
+        return path.open(mode, encoding="utf-8")
     except OSError as exc:
-        raise CpsolveError(f"cannot write the solutions file: {exc.strerror}", where=str(path)) from None
+        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
+
+
+def _close_output(sink: IO[str], path: Path | None) -> None:
+    try:
+        sink.close()
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path), exit_code=1) from None
 
 
 def _print_summary(result: EnumerationResult, path: Path | None) -> None:
@@ -170,8 +392,11 @@ def solve(
     from .search.backends import for_problem
     from .search.enumeration import first_solution, prepare
 
+    _alarm_at_deadline(timeout)
     prepared = prepare(load(model), symmetry_breaking)
-    rows, stats = first_solution(prepared, for_problem(backend, prepared.problem), timeout)
+    engine = for_problem(backend, prepared.problem)
+    _alarm_off()
+    rows, stats = first_solution(prepared, engine, _remaining(timeout))
     problem = prepared.broken.problem
     if rows is None:
         what = "timed out before finding a solution" if stats.status is Status.TIMEOUT else "has no solution"
@@ -191,8 +416,12 @@ def show(
     from .output.text import draw
 
     record = read_solution_line(file, index)
+    try:
+        picture = draw(record["pieces"])
+    except CpsolveError as exc:
+        raise exc.located(f"{file}:{index + 1}") from None
     typer.echo(f"{record.get('puzzle', file.name)}, solution {index} (assemblies: {record.get('assemblies', '?')})")
-    typer.echo(draw(record["pieces"]))
+    typer.echo(picture)
 
 
 @app.command("backends")
@@ -212,8 +441,10 @@ def list_backends() -> None:
 def compare(
     model: ModelArg,
     backends: Annotated[str, typer.Option(help="Comma-separated backends to run.")] = "cpsat,sat,dlx",
-    timeout: Annotated[float | None, typer.Option(help="Per backend and per run, in seconds.")] = None,
-    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes per backend.")] = 1,
+    timeout: Annotated[float | None, typer.Option(help="Per backend and per run, in seconds.",
+                                                  callback=lambda v: _check_timeout(v))] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, max=limits.MAX_WORKERS,
+                                         help="Processes per backend.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
     out: Annotated[Path | None, typer.Option(help="Append the rows, one JSON object per line.")] = None,
 ) -> None:
@@ -225,28 +456,63 @@ def compare(
     from .analysis.compare import disagreement, measure
     from .puzzle.catalog import load
 
+    specs = _backend_specs(backends)
     puzzle = load(model)
+    sink = _open_output(out, "a")
+    write_error: str | None = None
     rows = []
-    for spec in [b.strip() for b in backends.split(",") if b.strip()]:
-        row = measure(puzzle, spec, timeout, workers)
-        rows.append(row)
-        if not as_json:
-            typer.echo(f"{row.backend}: {row.status} ({row.all_seconds or 0:.2f} s)", err=True)
-        if row.status == "interrupted":
-            break
-    if out is not None:
-        with out.open("a", encoding="utf-8") as sink:
-            sink.writelines(json.dumps(r.as_json()) + "\n" for r in rows)
+    try:
+        for spec in specs:
+            row = measure(puzzle, spec, timeout, workers)
+            rows.append(row)
+            if not as_json:
+                typer.echo(f"{row.backend}: {row.status} ({row.all_seconds or 0:.2f} s)", err=True)
+            if sink is not None and write_error is None:
+                try:  # each row as soon as it is measured: an interrupted comparison keeps what it finished
+                    sink.write(json.dumps(row.as_json()) + "\n")
+                    sink.flush()
+                except OSError as exc:
+                    write_error = f"cannot write the file: {exc.strerror or exc} (the rows are printed above)"
+            if row.status == "interrupted":
+                break
+    finally:
+        if sink is not None:
+            try:
+                sink.close()
+            except OSError as exc:
+                write_error = write_error or f"cannot write the file: {exc.strerror or exc}"
     if as_json:
         typer.echo(json.dumps([r.as_json() for r in rows]))
     else:
         _compare_table(rows)
+    if write_error is not None:
+        raise CpsolveError(write_error, where=str(out), exit_code=1)
     ref = puzzle.reference
     problem = disagreement(rows, ref.counts() if ref else None)
     if problem is not None:
         raise CpsolveError(problem, where=puzzle.name, exit_code=1)
+    failed = [f"{r.backend}: {r.note}" for r in rows if r.status == "failed"]
+    if failed:
+        raise CpsolveError("; ".join(failed), where=puzzle.name, exit_code=1)
     if any(r.status == "interrupted" for r in rows):
         raise typer.Exit(130)
+
+
+def _backend_specs(text: str) -> list[str]:
+    """`--backends` checked before anything runs, by the same rules as `--backend`: an unknown name
+    or a misplaced option is an error; a known backend missing here becomes an "unsupported" row."""
+    from .search.backends import BackendUnavailable, backend_class, get_backend
+
+    specs = [b.strip() for b in text.split(",") if b.strip()]
+    if not specs:
+        raise CpsolveError("give at least one backend (known: see `cpsolve backends`)", field="--backends")
+    for spec in specs:
+        try:
+            if backend_class(spec.partition(":")[0]).supported():
+                get_backend(spec)
+        except BackendUnavailable as exc:
+            raise CpsolveError(exc.message, field="--backends") from None
+    return specs
 
 
 def _compare_table(rows: list[CompareRow]) -> None:
@@ -268,10 +534,18 @@ def report(
     ] = None,
     backend: BackendOpt = "auto",
     workers: WorkersOpt = None,
-    timeout: Annotated[float | None, typer.Option(help="Per model, in seconds.")] = None,
-    out_dir: Annotated[Path, typer.Option(help="Where counts.md and counts.json are written.")] = Path("results"),
+    timeout: Annotated[float | None, typer.Option(help="Per model, in seconds.",
+                                                  callback=lambda v: _check_timeout(v))] = None,
+    out_dir: Annotated[Path | None, typer.Option(
+        show_default="results, when every built-in model ran to the end",
+        help="Where counts.md and counts.json are written.")] = None,
 ) -> None:
-    """Run every built-in model and write the counts table (results/counts.md and .json)."""
+    """Run every built-in model and write the counts table (results/counts.md and .json).
+
+    The tracked table in results/ is only replaced by a full, finished run; a subset of models, a
+    run cut short by --timeout or Ctrl-C, prints its table instead (or writes it to the --out-dir you
+    name). Exit status 1 only when a finished run disagrees with its reference counts.
+    """
     from .analysis.report import run_report
     from .output.tables import render_json, render_markdown
     from .problem.canonical import counts_text
@@ -279,39 +553,132 @@ def report(
 
     names = models or builtin_names()
     n_workers = workers or default_workers()
+    if out_dir is not None:
+        _check_out_dir(out_dir)
+    shown_dir = out_dir or Path("results")
     command = " ".join(["cpsolve report", *(models or []), f"--backend {backend}", f"--workers {n_workers}",
-                        *([f"--timeout {timeout:g}"] if timeout else []), f"--out-dir {out_dir}"])
+                        *([f"--timeout {timeout:g}"] if timeout else []), f"--out-dir {shown_dir}"])
 
     def show(row: ReportRow) -> None:
         counts = (counts_text((row.total, row.unique_rotation, row.unique_symmetry)) if row.mode == "enumerate"
                   else "solved" if row.matches else f"not solved ({row.status})")
-        typer.echo(f"{row.model}: {counts} ({row.seconds:.2f} s) {'ok' if row.matches else 'MISMATCH'}", err=True)
+        verdict = "ok" if row.matches else "MISMATCH" if row.finished else f"incomplete ({row.status})"
+        typer.echo(f"{row.model}: {counts} ({row.seconds:.2f} s) {verdict}", err=True)
 
-    rows = run_report(names, backend, timeout, n_workers, show)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "counts.md").write_text(render_markdown(rows, command), encoding="utf-8")
-    (out_dir / "counts.json").write_text(render_json(rows, command), encoding="utf-8")
-    typer.echo(f"wrote {out_dir / 'counts.md'} and {out_dir / 'counts.json'}")
-    if not all(r.matches for r in rows):
+    rows = run_report(names, backend, timeout, n_workers, show, started=STARTED)
+    everything = not models and len(rows) == len(names) and all(r.finished for r in rows)
+    markdown, as_json = render_markdown(rows, command), render_json(rows, command)
+    if out_dir is None and not everything:
+        typer.echo(markdown)
+        typer.echo("not written: only a finished run of every built-in model replaces results/; "
+                   "--out-dir DIR writes this one",
+                   err=True)
+    else:
+        target = out_dir or Path("results")
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            (target / "counts.md").write_text(markdown, encoding="utf-8")
+            (target / "counts.json").write_text(as_json, encoding="utf-8")
+        except OSError as exc:
+            typer.echo(markdown)  # the finished results are not lost
+            raise CpsolveError(f"cannot write the table: {exc.strerror or exc} (printed above instead)",
+                               where=str(target), exit_code=1) from None
+        typer.echo(f"wrote {target / 'counts.md'} and {target / 'counts.json'}")
+    if any(r.finished and not r.matches for r in rows):
         raise typer.Exit(1)
+    if any(r.status == Status.INTERRUPTED.value for r in rows):
+        raise typer.Exit(130)
+
+
+def _check_out_dir(path: Path) -> None:
+    """A destination folder is checked before a long run, not after it (when the results would be lost)."""
+    import tempfile
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise CpsolveError(f"cannot write there: {exc.strerror or exc}", where=str(path), field="--out-dir") from None
+
+
+@app.command("import")
+def import_cmd(
+    file: Annotated[Path, typer.Argument(help="A BurrTools .xmpuzzle file (gzip or plain XML).")],
+    problem: Annotated[int, typer.Option("--problem", min=0, help="Which problem of the file (0-based).")] = 0,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="The YAML file to write (default: stdout).")]
+    = None,
+    check: Annotated[bool, typer.Option("--check", help="Check every assembly stored in the file.")] = False,
+) -> None:
+    """Convert a problem of a BurrTools file to a cpsolve puzzle file (cube grid only); with --check,
+    verify that each stored assembly covers the result exactly."""
+    from .puzzle.burrtools import (
+        assembly_pieces,
+        check_assembly,
+        parse_xmpuzzle,
+        puzzle_data,
+        read_xmpuzzle,
+        to_yaml,
+    )
+
+    puzzle = read_xmpuzzle(file, problem)
+    bf = parse_xmpuzzle(file)
+    text = to_yaml(puzzle_data(bf, problem))
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
+    prob = bf.problems[problem]
+    counts = ", ".join(f"{n} {what}" for n, what in ((prob.assemblies, "assemblies"), (prob.solutions, "solutions"))
+                       if n is not None)
+    stored = f"; BurrTools stored {counts}" if counts else ""
+    where = f"written to {output}" if output else "written to stdout"
+    typer.echo(f"{puzzle.name}: {len(puzzle.pieces)} pieces, {len(puzzle.container)} cells "
+               f"({len(puzzle.optional)} optional){stored}; {where}", err=True)
+    if check:
+        for k, assembly in enumerate(prob.stored):
+            if (why := check_assembly(puzzle, assembly_pieces(bf, problem, assembly))) is not None:
+                raise CpsolveError(f"stored assembly {k} is not a solution: {why}", where=str(file),
+                                   field=f"problems.{problem}.solutions", exit_code=1)
+        typer.echo(f"{len(prob.stored)} stored assemblies checked: each covers the result exactly", err=True)
 
 
 @app.command("export")
 def export_cmd(
     model: ModelArg,
     output: Annotated[Path, typer.Option("--output", "-o", help="The file to write.")],
-    fmt: Annotated[str, typer.Option("--format", help="dimacs (CNF, any SAT solver) or xcc (Knuth's DLX).")] = "dimacs",
+    fmt: Annotated[
+        str, typer.Option("--format", help="dimacs (CNF, any SAT solver), xcc (Knuth's DLX), xmpuzzle (BurrTools) "
+                          "or stl (pieces to print).")
+    ] = "dimacs",
+    with_solutions: Annotated[
+        Path | None, typer.Option(help="xmpuzzle: also store these solutions (a JSON-lines file of `enumerate`).")
+    ] = None,
     encoding: Annotated[str | None, typer.Option(help="Cardinality encoding of the CNF (pysat's names).")] = None,
     symmetry_breaking: Annotated[bool, typer.Option(help="Export the symmetry-broken problem.")] = True,
+    unit: Annotated[float, typer.Option("--unit", min=0.1, help="stl: cube size in millimetres.")] = 10.0,
+    clearance: Annotated[float, typer.Option(min=0.0, help="stl: gap between printed pieces, in millimetres.")] = 0.0,
 ) -> None:
-    """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC."""
+    """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC;
+    or its pieces as STL solids for a 3-D printer (-o names a folder; one file per piece)."""
     from .output.exchange import write_dimacs, write_xcc
     from .problem.cnf import DEFAULT_ENCODING, encode
     from .puzzle.catalog import load
     from .search.enumeration import prepare
 
+    if fmt == "stl":
+        _export_stl(model, output, unit, clearance)
+        return
+    if fmt == "xmpuzzle":
+        _export_xmpuzzle(model, output, with_solutions)
+        return
+    if with_solutions is not None:
+        raise CpsolveError("only the xmpuzzle format stores solutions", field="--with-solutions")
     if fmt not in ("dimacs", "xcc"):
-        raise CpsolveError(f"unknown format {fmt!r} (known: dimacs, xcc)", field="--format")
+        raise CpsolveError(f"unknown format {fmt!r} (known: dimacs, xcc, xmpuzzle, stl)", field="--format")
     prepared = prepare(load(model))
     problem = prepared.broken.problem if symmetry_breaking else prepared.problem
     if fmt == "xcc":
@@ -324,6 +691,22 @@ def export_cmd(
     except OSError as exc:
         raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
     typer.echo(f"{prepared.name}: {len(problem.rows)} placements written to {output} ({fmt})", err=True)
+
+
+def _export_xmpuzzle(model: str, output: Path, solutions_file: Path | None) -> None:
+    """The puzzle as a BurrTools file, with the solutions of a JSON-lines file if given."""
+    from .output.burrtools import read_solutions, write_xmpuzzle
+    from .puzzle.catalog import load
+
+    puzzle = load(model)
+    solutions = read_solutions(solutions_file) if solutions_file is not None else []
+    data = write_xmpuzzle(puzzle, solutions)
+    try:
+        output.write_bytes(data)
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
+    typer.echo(f"{puzzle.name}: {len(puzzle.pieces)} pieces and {len(solutions)} solutions written to {output} "
+               "(BurrTools xmpuzzle)", err=True)
 
 
 @app.command()
@@ -350,9 +733,572 @@ def decode(
         typer.echo(result.status)
         raise typer.Exit(1)
     typer.echo(draw(labelled(result.problem, rows_as_placements(result.problem, result.rows))))
+    typer.echo(f"\nverified: the answer satisfies every clause of {cnf_file} and is a solution of {prepared.name}",
+               err=True)
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+@app.command()
+def estimate(
+    model: ModelArg,
+    probes: Annotated[int, typer.Option(min=10, max=10_000_000, help="Random walks through the search tree.")] = 4000,
+    symmetry_breaking: Annotated[bool, typer.Option(help="Estimate the symmetry-broken search.")] = True,
+) -> None:
+    """Estimate the size of the search and its time on the dlx engine before running it.
+
+    Knuth's estimator: random walks from the root, each adding the product of the branching degrees
+    it meets; the mean is an unbiased estimate of the number of nodes. The time divides that by the
+    engine's node rate on this puzzle, measured on a short sample of its own search.
+    """
+    from .puzzle.catalog import load
+    from .search.enumeration import prepare, subproblems
+    from .search.estimate import estimate_run
+
+    prepared = prepare(load(model), symmetry_breaking)
+    run = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
+    tree = run.tree
+    typer.echo(f"{prepared.name}: about {tree.nodes:,.0f} search nodes (± {tree.stderr:,.0f}, one standard error, "
+               f"{tree.probes} walks); {prepared.broken.key.describe()}")
+    if run.seconds is None or run.nodes_per_second is None:
+        typer.echo("no time estimate: the dlx engine is not built here")
+    else:
+        typer.echo(f"about {run.seconds:,.1f} s on one core (± {run.seconds_spread:,.1f} s) at the dlx engine's "
+                   f"{run.nodes_per_second:,.0f} nodes/s on this puzzle")
+
+
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
-        typer.echo("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
+        typer.echo("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+
+
+def _export_stl(model: str, folder: Path, unit: float, clearance: float) -> None:
+    """One binary STL per distinct piece in `folder`; a piece used k times is printed k times."""
+    from .output.stl import binary_stl, triangles
+    from .puzzle.catalog import load
+
+    puzzle = load(model)
+    if puzzle.kind == "chain":
+        raise CpsolveError("a chain puzzle has no separate pieces to print", where=puzzle.name, field="--format")
+    if clearance * 2 >= unit:
+        raise CpsolveError(f"clearance {clearance:g} mm leaves nothing of a {unit:g} mm cube", field="--clearance")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for piece in puzzle.pieces:
+            safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in piece.name)
+            (folder / f"{safe}.stl").write_bytes(binary_stl(piece.name, triangles(piece.shape, unit, clearance)))
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the STL files: {exc.strerror}", where=str(folder)) from None
+    copies = sum(p.count for p in puzzle.pieces)
+    typer.echo(f"{puzzle.name}: {len(puzzle.pieces)} STL files written to {folder} ({copies} pieces to print, "
+               f"{unit:g} mm cubes, clearance {clearance:g} mm)", err=True)
+
+
+def _solutions_source(source: str) -> tuple[Path | None, str]:
+    """A solutions file (`.jsonl`, or any existing file that is not a puzzle file) or a model name/path."""
+    path = Path(source)
+    if path.suffix == ".jsonl" or (path.is_file() and path.suffix not in (".yaml", ".yml")):
+        return path, path.name
+    return None, source
+
+
+def _puzzle_for(name: str | None) -> Puzzle | None:
+    """The puzzle a solutions file was written for, when it can be loaded (for colours and piece shapes)."""
+    from .puzzle.catalog import load
+
+    if not name:
+        return None
+    try:
+        return load(name)
+    except CpsolveError:
+        return None
+
+
+def _one_solution(model: str) -> dict[str, Any]:
+    """Solve a model and return its first solution as a solutions-file record."""
+    from .output.solutions import labelled, rows_as_placements
+    from .puzzle.catalog import load
+    from .search.backends import for_problem
+    from .search.enumeration import first_solution, prepare
+
+    prepared = prepare(load(model))
+    rows, stats = first_solution(prepared, for_problem("auto", prepared.problem))
+    if rows is None:
+        raise CpsolveError(f"no solution found ({stats.backend}, {stats.status.value})", where=prepared.name,
+                           exit_code=1)
+    problem = prepared.broken.problem
+    return {"puzzle": prepared.name, "pieces": labelled(problem, rows_as_placements(problem, rows))}
+
+
+SourceArg = Annotated[str, typer.Argument(help="A model (solved first) or a JSON-lines file from `cpsolve enumerate`.")]
+ViewOpt = Annotated[str, typer.Option(help="Where the eye is: front-right, front-left, back-right, back-left "
+                                           "(and below-… for the same from underneath).")]
+
+
+@app.command("draw")
+def draw_cmd(
+    source: SourceArg,
+    output: Annotated[Path, typer.Option("--output", "-o", help="FILE.png or FILE.svg.")],
+    index: Annotated[int, typer.Option(min=0, help="Which solution of the file (0-based).")] = 0,
+    view: ViewOpt = "front-right",
+    exploded: Annotated[bool, typer.Option("--exploded", help="Pull the pieces apart so each is seen.")] = False,
+    pieces: Annotated[bool, typer.Option("--pieces", help="The puzzle's pieces alone, each named (unsolved).")] = False,
+    sheet: Annotated[int, typer.Option(min=0, help="The first N solutions of the file on one contact sheet.")] = 0,
+    title: Annotated[bool, typer.Option(help="A title line above the picture.")] = True,
+) -> None:
+    """Draw a solution as shaded cubes (PNG or SVG): colours, piece outlines, a legend."""
+    from .output import pictures
+    from .output.scene import VIEWS, parts_of
+    from .output.solutions import read_solution_line
+
+    fmt = output.suffix.lower().lstrip(".")
+    if fmt not in ("png", "svg"):
+        raise CpsolveError("the picture's file name must end in .png or .svg", field="--output")
+    if view not in VIEWS:
+        raise CpsolveError(f"unknown view {view!r} (known: {', '.join(VIEWS)})", field="--view")
+    path, name = _solutions_source(source)
+    puzzle: Puzzle | None
+    if path is None:
+        puzzle = _puzzle_for_model(source)
+        record = None if pieces else _one_solution(source)
+    else:
+        record = read_solution_line(path, index)
+        puzzle = _puzzle_for(record.get("puzzle"))
+    colors = {p.name: p.color for p in puzzle.pieces} if puzzle is not None else {}
+    label = puzzle.name if puzzle is not None else name
+    if pieces:
+        if puzzle is None:
+            raise CpsolveError("--pieces needs the puzzle: the file names none that can be loaded", where=name)
+        if puzzle.kind == "chain":
+            assert puzzle.chain is not None
+            drawing = pictures.chain_drawing(pictures.unfolded_chain(puzzle.chain), view=view, unit=34, spread=1.5,
+                                             title=f"{label}: a chain of {puzzle.chain.n} cubes" if title else None)
+        else:
+            shapes = [(p.name if p.count == 1 else f"{p.name} ({p.count})", p.shape, p.color)
+                      for p in puzzle.pieces]
+            drawing = pictures.pieces_drawing(shapes, view=view, title=f"{label}: the pieces" if title else None)
+    elif sheet:
+        if path is None:
+            raise CpsolveError("--sheet needs a solutions file (cpsolve enumerate MODEL --out FILE.jsonl)",
+                               field="--sheet")
+        records = _first_records(path, sheet)
+        solutions = [(f"#{i}", parts_of(r["pieces"], colors)) for i, r in enumerate(records)]
+        drawing = pictures.sheet_drawing(solutions, view=view, title=f"{label}: solutions 0-{len(records) - 1}"
+                                         if title else None)
+    else:
+        assert record is not None
+        what = f"solution {index}" if path is not None else "a solution"
+        drawing = pictures.draw_solution(record["pieces"], colors, view=view, explode=exploded,
+                                         title=f"{label}, {what}" if title else None)
+    try:
+        output.write_bytes(pictures.encode(drawing, fmt))
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the picture: {exc.strerror}", where=str(output)) from None
+    typer.echo(f"wrote {output} ({drawing.width}x{drawing.height})", err=True)
+
+
+def _puzzle_for_model(model: str) -> Puzzle:
+    from .puzzle.catalog import load
+
+    return load(model)
+
+
+def _first_records(path: Path, n: int) -> list[dict[str, Any]]:
+    """The first n solution lines of a file (fewer if it is shorter), each checked like `show` does."""
+    from .output.solutions import read_solution_line
+
+    out = []
+    for i in range(n):
+        try:
+            out.append(read_solution_line(path, i))
+        except CpsolveError:
+            if i == 0:
+                raise
+            break
+    return out
+
+
+@app.command("view")
+def view_cmd(
+    source: SourceArg,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")],
+    limit: Annotated[int, typer.Option(min=0, help="At most this many solutions of the file (0 = all).")] = 0,
+) -> None:
+    """Write one self-contained HTML page to turn a solution around in 3-D and watch it assembled."""
+    from .output.page import page_html, read_solutions
+
+    path, name = _solutions_source(source)
+    puzzle: Puzzle | None
+    if path is None:
+        puzzle = _puzzle_for_model(source)
+        records = [_one_solution(source)]
+    else:
+        records = read_solutions(path, limit)
+        puzzle = _puzzle_for(records[0].get("puzzle"))
+    html = page_html(records, puzzle, title=puzzle.name if puzzle is not None else name)
+    try:
+        output.write_text(html, encoding="utf-8")
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the page: {exc.strerror}", where=str(output)) from None
+    typer.echo(f"wrote {output}: {len(records)} solution{'s' if len(records) != 1 else ''}, "
+               f"{len(html.encode()) / 1e6:.2f} MB", err=True)
+
+
+class _Disassembling:
+    """`enumerate --disassemble`: takes each new solution class apart in this process, as it streams in,
+    and keeps the tally of assemblies against solutions and levels."""
+
+    def __init__(self, puzzle: object, min_level: str | None) -> None:
+        from .analysis.disassembly import LevelTally, parse_level, puzzle_groups
+
+        try:
+            self.min_level = None if min_level is None else parse_level(min_level)
+        except ValueError as exc:
+            raise CpsolveError(str(exc), field="--min-level") from None
+        self.groups = puzzle_groups(puzzle)
+        self.tally = LevelTally()
+        self.kept = 0
+
+    def add(self, pieces: dict[str, list[tuple[int, int, int]]], cls: SolutionClass) -> dict[str, object] | None:
+        """Disassemble one class; the extra keys of its solutions-file line, or None to leave it out."""
+        from .analysis.disassembly import disassemble
+
+        found = disassemble(pieces, self.groups)
+        level = found.level()
+        self.tally.add(cls.assemblies, cls.mirror_distinct, level)
+        if self.min_level is not None and (level is None or level < self.min_level):
+            return None
+        self.kept += 1
+        return {"level": found.level_text(), "moves": [m.as_json() for m in found.moves()]}
+
+    def print_summary(self) -> None:
+        from .analysis.disassembly import format_level
+        from .problem.canonical import counts_text
+
+        t = self.tally
+        typer.echo(f"assemblies (in all / up to rotation / and reflection): {counts_text(t.assemblies)}")
+        typer.echo(f"solutions, i.e. assemblies that come apart:             {counts_text(t.solutions)}")
+        if t.levels:
+            typer.echo("levels (solutions up to rotation and reflection):")
+            for level, n in sorted(t.levels.items()):
+                typer.echo(f"  {format_level(level):>12}  {n:>6}  {'#' * min(n, 60)}")
+            hi = t.highest()
+            typer.echo(f"highest level: {format_level(hi) if hi else '-'}")
+        if self.min_level is not None:
+            typer.echo(f"--min-level {format_level(self.min_level)}: only the {self.kept} solution classes at that "
+                       "level or above went into the solutions file")
+
+
+@app.command("disassemble")
+def disassemble_cmd(
+    source: Annotated[str, typer.Argument(
+        help="A JSON-lines file written by `cpsolve enumerate`, a BurrTools file (its stored assemblies), "
+             "or a model (its N-th solution class is found first).")],
+    index: Annotated[int, typer.Option(min=0, help="Which solution (0-based).")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the steps as one JSON object.")] = False,
+    max_states: Annotated[int | None, typer.Option(min=1, help="Give up after this many states (exit 1).")] = None,
+) -> None:
+    """Take one assembly apart by sliding pieces: the shortest way, its level (a.b.c), or where it is stuck."""
+    from .analysis.disassembly import TooManyStates, disassemble, disassembly_json
+
+    name, pieces, groups = _assembly_to_disassemble(source, index)
+    try:
+        found = disassemble(pieces, groups, max_states=max_states)
+    except TooManyStates as exc:
+        raise CpsolveError(f"{exc} (--max-states)", where=source, exit_code=1) from None
+    if as_json:
+        typer.echo(json.dumps({"puzzle": name, "index": index, **disassembly_json(found)}))
+        return
+    if found.separation is None:
+        stuck = found.stuck
+        assert stuck is not None
+        typer.echo(f"{name}, solution {index}: does not come apart by sliding pieces")
+        typer.echo(f"  stuck: {' '.join(stuck.pieces)} ({stuck.states} states reached, none separates them)")
+        for g in stuck.locked:
+            typer.echo(f"  locked together in every state reached: {' '.join(g)}")
+        return
+    sep = found.separation
+    typer.echo(f"{name}, solution {index}: comes apart, level {found.level_text()} "
+               f"({sep.total_moves()} moves in all, {found.states} states searched)")
+    number = 0
+    for step in sep.steps():
+        typer.echo(f"{' '.join(step.pieces)}: {len(step.moves)} move{'s' if len(step.moves) != 1 else ''}")
+        for m in step.moves:
+            number += 1
+            typer.echo(f"  {number:>4}. {m.text()}")
+
+
+def _assembly_to_disassemble(
+    source: str, index: int
+) -> tuple[str, dict[str, list[tuple[int, int, int]]], tuple[frozenset[str], ...]]:
+    """(puzzle name, {label: cells}, groups) from a solutions file line, or from a model's N-th class."""
+    from .analysis.disassembly import puzzle_groups
+
+    path = Path(source)
+    if path.suffix == ".jsonl":
+        from .output.solutions import read_solution_line
+        from .puzzle.catalog import load
+
+        record = read_solution_line(path, index)
+        name = str(record.get("puzzle", path.name))
+        try:  # the puzzle's groups, when the file names a puzzle that can be found
+            groups = puzzle_groups(load(name))
+        except CpsolveError:
+            groups = ()
+        return name, record["pieces"], groups
+    from .output.solutions import labelled
+    from .puzzle.catalog import load
+    from .search.backends import for_problem
+    from .search.enumeration import enumerate_classes, prepare
+
+    puzzle = load(source)
+    if puzzle.kind == "chain":
+        raise CpsolveError("a chain puzzle has no pieces to slide apart", where=source)
+    if path.suffix == ".xmpuzzle":  # BurrTools keeps its solutions in the file: take those as they are
+        from .puzzle.burrtools import stored_solutions
+
+        stored = stored_solutions(path)
+        if stored:
+            if index >= len(stored):
+                raise CpsolveError(f"stores {len(stored)} assemblies (indices 0 to {len(stored) - 1}); there is no "
+                                   f"index {index}", where=source)
+            return puzzle.name, stored[index], puzzle_groups(puzzle)
+    prepared = prepare(puzzle, True)
+    engine = for_problem("auto", prepared.problem)
+    classes: list[SolutionClass] = []
+    enumerate_classes(prepared, engine, limit=index + 1, workers=1, on_class=classes.append)
+    if len(classes) <= index:
+        raise CpsolveError(f"has {len(classes)} solution classes (indices 0 to {len(classes) - 1}); there is no "
+                           f"index {index}", where=source)
+    return puzzle.name, labelled(prepared.problem, classes[index].placements), puzzle_groups(puzzle)
+
+
+# --- `cpsolve design`: search for puzzles with exactly one solution (issue 17) -------------------
+
+design_app = typer.Typer(help="Design puzzles with exactly one solution: snake cubes, piece sets, pieces to fix.",
+                         no_args_is_help=True)
+app.add_typer(design_app, name="design")
+
+
+class _DesignProgress:
+    """One live line on a terminal; in a log, a line every 10 s (stdout stays for results)."""
+
+    def __init__(self, quiet: bool) -> None:
+        import time
+
+        self.quiet, self.live, self.last, self.shown = quiet, sys.stderr.isatty(), time.monotonic(), False
+
+    def __call__(self, text: str) -> None:
+        import time
+
+        now = time.monotonic()
+        if self.quiet or (not self.live and now - self.last < 10.0) or (self.live and now - self.last < 0.2):
+            return
+        self.last = now
+        if self.live:
+            self.shown = True
+        typer.echo(("\r\x1b[2K" + text) if self.live else text, err=True, nl=not self.live)
+
+    def close(self) -> None:
+        if self.live and self.shown:
+            typer.echo("\r\x1b[2K", err=True, nl=False)
+
+
+@design_app.command("snake")
+def design_snake(
+    box: Annotated[str, typer.Option(help="The box, AxBxC (at most 64 cells).")] = "3x3x3",
+    out: Annotated[Path | None, typer.Option(
+        show_default="snake-AxBxC.census.jsonl",
+        help="JSON lines: one per chain (the census) or per unique find (--sample).")] = None,
+    puzzles: Annotated[Path | None, typer.Option(
+        help="Write the chains with exactly one folding here as puzzle files.")] = None,
+    max_files: Annotated[int, typer.Option(min=0, help="At most this many puzzle files.")] = 20,
+    sample: Annotated[int, typer.Option(
+        min=0, help="Draw this many random foldable chains instead of the census.")] = 0,
+    seed: Annotated[int, typer.Option(help="Random seed for --sample.")] = 1,
+    max_nodes: Annotated[int, typer.Option(
+        min=0, help="--sample: search nodes per chain part before giving up (0 = never).")] = 20_000_000,
+    workers: WorkersOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+) -> None:
+    """Every chain that folds into the box, with its foldings up to rotation and reflection.
+
+    The foldings (Hamiltonian paths of the box) are enumerated once and grouped by their straight/turn
+    sequence; a chain and its reverse are one chain. --sample N draws random foldable chains (for
+    boxes too large for the census, like 4x4x4) and keeps those with exactly one folding.
+    """
+    import random
+    import time
+
+    from .analysis.design import snake
+
+    size = snake.parse_box(box)
+    label = "x".join(map(str, size))
+    path = out or Path(f"snake-{label}.{'sample' if sample else 'census'}.jsonl")
+    n_workers = workers or default_workers()
+    start = time.perf_counter()
+    graph = snake.box_graph(size)
+    source = f"cpsolve design snake --box {label}" + (f" --sample {sample} --seed {seed}" if sample else "")
+    written = 0
+    show = _DesignProgress(quiet)
+
+    def write_puzzle(chain: snake.ChainCount) -> None:
+        nonlocal written
+        if puzzles is None or written >= max_files:
+            return
+        puzzles.mkdir(parents=True, exist_ok=True)
+        name = f"snake-{label}-{chain.sequence:x}"
+        (puzzles / f"{name}.yaml").write_text(snake.chain_puzzle_text(size, chain, name, source), encoding="utf-8")
+        written += 1
+
+    if sample:
+        rng = random.Random(seed)
+        tally = {"drawn": 0, "unique": 0, "several": 0, "undecided": 0}
+        first_unique: float | None = None
+        with path.open("w", encoding="utf-8") as sink:
+            for i, draw in enumerate(snake.sample(graph, sample, rng, max_nodes, n_workers)):
+                tally["drawn"] += 1
+                tally[draw.verdict] += 1
+                if draw.chain is not None:
+                    first_unique = first_unique or time.perf_counter() - start
+                    sink.write(json.dumps(draw.chain.as_json()) + "\n")
+                    sink.flush()
+                    write_puzzle(draw.chain)
+                show(f"{label}: sample {i + 1}/{sample}: {tally}, {time.perf_counter() - start:.1f} s")
+        seconds = time.perf_counter() - start
+        summary: dict[str, object] = {"box": label, "sampled": sample, **tally, "seconds": round(seconds, 2),
+                                      "unique_per_hour": round(tally["unique"] * 3600 / seconds, 1),
+                                      "first_unique_seconds": None if first_unique is None else round(first_unique, 3)}
+    else:
+        def progress(done: int, parts: int) -> None:
+            show(f"{label}: part {done}/{parts} of the census, {time.perf_counter() - start:.1f} s")
+
+        result = snake.census(size, workers=n_workers, progress=progress)
+        show.close()
+        with path.open("w", encoding="utf-8") as sink:
+            sink.writelines(json.dumps(c.as_json()) + "\n" for c in result.chains)
+        for chain in result.chains:
+            if chain.foldings == 1:
+                write_puzzle(chain)
+        summary = {**result.summary(), "seconds": round(time.perf_counter() - start, 2)}
+    summary.update({"file": str(path), "puzzle_files": written})
+    _echo_summary(summary, as_json)
+
+
+def _echo_summary(summary: dict[str, Any], as_json: bool) -> None:
+    """A design run's summary: one JSON object, or one `key: value` line per figure."""
+    if as_json:
+        typer.echo(json.dumps(summary))
+    else:
+        for key, value in summary.items():
+            typer.echo(f"{key.replace('_', ' ')}: {value}")
+
+
+@design_app.command("pieces")
+def design_pieces(
+    box: Annotated[str, typer.Option(help="Boxes, comma-separated AxBxC (e.g. 3x3x3 or 1x4x5,2x2x5).")] = "3x3x3",
+    pool: Annotated[str, typer.Option(help="Pools, comma-separated: monocubes, dicubes, tricubes, tetracubes, "
+                                           "pentacubes, pentominoes.")] = "tricubes,tetracubes",
+    pool_file: Annotated[Path | None, typer.Option(
+        help="Take the pool from this puzzle file's pieces instead.")] = None,
+    copies: Annotated[int, typer.Option(min=1, help="At most this many copies of a pool piece per set.")] = 1,
+    backend: BackendOpt = "auto",
+    out: Annotated[Path | None, typer.Option(
+        show_default="pieces.design.jsonl", help="JSON lines, one per candidate.")] = None,
+    puzzles: Annotated[Path | None, typer.Option(help="Write the unique designs here as puzzle files.")] = None,
+    max_files: Annotated[int, typer.Option(min=0, help="At most this many puzzle files.")] = 20,
+    timeout: Annotated[float | None, typer.Option(help="Per candidate, in seconds.")] = None,
+    workers: WorkersOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+) -> None:
+    """Piece sets from a pool that fill a box in exactly one way (up to rotation and reflection).
+
+    Every multiset of pool pieces with the box's volume is a candidate; a piece that fits nowhere
+    drops it at once, and the search stops at the second solution class.
+    """
+    import time
+
+    from .analysis.design import pieces as design
+    from .analysis.design.snake import parse_box
+    from .puzzle.catalog import load
+
+    boxes = [parse_box(b, max_cells=None) for b in box.split(",") if b.strip()]
+    shapes = {p.name: p.shape for p in load(str(pool_file)).pieces} if pool_file else design.pool_from(pool)
+    path = out or Path("pieces.design.jsonl")
+    start = time.perf_counter()
+    counts: dict[str, int] = {"candidates": 0, "unique": 0, "several": 0, "none": 0, "pruned": 0, "timeout": 0}
+    first_unique: float | None = None
+    written = 0
+    show = _DesignProgress(quiet)
+    with path.open("w", encoding="utf-8") as sink:
+        for verdict in design.search(design.jobs(boxes, shapes, copies), shapes, backend=backend,
+                                     workers=workers or default_workers(), timeout=timeout):
+            counts["candidates"] += 1
+            counts[verdict.status] += 1
+            sink.write(json.dumps(verdict.as_json()) + "\n")
+            if verdict.status == "unique":
+                first_unique = first_unique or time.perf_counter() - start
+                if puzzles is not None and written < max_files:
+                    puzzles.mkdir(parents=True, exist_ok=True)
+                    name = f"unique-{'x'.join(map(str, verdict.box))}-{counts['unique']}"
+                    source = f"cpsolve design pieces --box {box} --pool {pool_file or pool} --copies {copies}"
+                    (puzzles / f"{name}.yaml").write_text(design.puzzle_text(verdict, shapes, name, source),
+                                                          encoding="utf-8")
+                    written += 1
+            show(", ".join(f"{k} {v}" for k, v in counts.items()) + f"; {time.perf_counter() - start:.1f} s")
+    show.close()
+    seconds = time.perf_counter() - start
+    summary: dict[str, object] = {
+        "boxes": ",".join("x".join(map(str, b)) for b in boxes), **counts, "seconds": round(seconds, 2),
+        "candidates_per_second": round(counts["candidates"] / seconds, 1) if seconds else None,
+        "first_unique_seconds": None if first_unique is None else round(first_unique, 3),
+        "file": str(path), "puzzle_files": written,
+    }
+    _echo_summary(summary, as_json)
+
+
+@design_app.command("unique")
+def design_unique(
+    model: ModelArg,
+    backend: BackendOpt = "auto",
+    limit: Annotated[int, typer.Option(min=1, help="At most this many suggestions (one per orbit).")] = 5,
+    puzzles: Annotated[Path | None, typer.Option(help="Write each suggestion as a puzzle file here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
+) -> None:
+    """The fewest pieces to fix in place (one, else two) so that the puzzle has exactly one solution.
+
+    Every assembly is enumerated once and each placement (or pair) counted; each suggestion is then
+    proved by enumerating the reduced puzzle (fixed pieces out, their cells removed): total 1.
+    """
+    import time
+
+    from .analysis.design import unique
+    from .puzzle.catalog import load
+
+    puzzle = load(model)
+    start = time.perf_counter()
+    report = unique.suggest(puzzle, backend, limit)
+    seconds = time.perf_counter() - start
+    for i, fix in enumerate(report.fixes):
+        if puzzles is not None:
+            puzzles.mkdir(parents=True, exist_ok=True)
+            name = f"{puzzle.name}-fixed-{i + 1}"
+            (puzzles / f"{name}.yaml").write_text(
+                unique.puzzle_text(puzzle, fix, name, f"cpsolve design unique {model}"), encoding="utf-8")
+    rows: list[dict[str, object]] = [
+        {"fixed": {n: [list(c) for c in cells] for n, cells in fix.pieces}, "orbit": fix.orbit,
+         "verified_total": fix.verified_total} for fix in report.fixes]
+    if as_json:
+        typer.echo(json.dumps({"puzzle": report.puzzle, "assemblies": report.assemblies, "pieces_fixed": report.size,
+                               "candidates": report.candidates, "suggestions": rows, "seconds": round(seconds, 2)}))
+        return
+    if not report.fixes:
+        typer.echo(f"{report.puzzle}: {report.assemblies} assemblies; no placement of one piece, nor of two, "
+                   f"occurs in exactly one of them")
+        raise typer.Exit(1)
+    typer.echo(f"{report.puzzle}: {report.assemblies} assemblies; fixing {report.size} piece(s) suffices: "
+               f"{report.candidates} placement(s) occur in exactly one assembly ({seconds:.2f} s)")
+    for fix in report.fixes:
+        fixed = "; ".join(f"{n} at {[list(c) for c in cells]}" for n, cells in fix.pieces)
+        typer.echo(f"  fix {fixed} (x{fix.orbit} by rotation): reduced puzzle has {fix.verified_total} solution")

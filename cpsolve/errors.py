@@ -25,6 +25,12 @@ class CpsolveError(Exception):
         return ": ".join([*parts, self.message])
 
 
+class CpsolveNotice(UserWarning):
+    """Something the user should know that is not an error (which of two same-named puzzles was taken).
+
+    Lower stages cannot print; they warn, and the command line shows the warning as one line."""
+
+
 def unreadable(path: object, exc: OSError | UnicodeDecodeError) -> CpsolveError:
     """The one-line error for a file that cannot be read: missing, a directory, not UTF-8."""
     reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

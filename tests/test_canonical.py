@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cpsolve.search.backends.cpsat import CpSatBackend
 from cpsolve.problem.canonical import Canonicalizer, Tally
-from cpsolve.puzzle.geometry import FACE_STEPS, box_cells, rotation_key
-from cpsolve.puzzle.model import Piece, Puzzle
 from cpsolve.problem.placements import packing_problem as build_problem
 from cpsolve.problem.symmetry import container_group
+from cpsolve.puzzle.catalog import load
+from cpsolve.puzzle.geometry import FACE_STEPS, box_cells, rotation_key
+from cpsolve.puzzle.model import Piece, Puzzle
+from cpsolve.search.backends.cpsat import CpSatBackend
+from cpsolve.search.backends.dlx import DlxBackend
+from cpsolve.search.enumeration import prepare
 
 
 def random_partition(size: tuple[int, int, int], n_pieces: int, seed: int) -> list[list[tuple[int, int, int]]]:
@@ -133,3 +137,46 @@ def test_identical_copies_are_interchangeable_but_their_boundaries_count():
     assert tally.unique_rotation == len(brute_force_classes(problem, found, rotations, None))
     assert tally.unique_symmetry == len(brute_force_classes(problem, found, group, problem.mirror_labels))
     assert tally.unique_rotation > 1 and tally.orbit_total == 32
+
+
+# ---------------------------------------------------------------- the compiled twin
+
+
+@settings(max_examples=80, deadline=None)
+@given(size=sizes, n_pieces=st.integers(2, 8), seed=st.integers(0, 10**6))
+def test_compiled_forms_equal_the_python_definition_on_random_puzzles(size, n_pieces, seed):
+    """`_canon.c` must give the very bytes of `python_forms`: random pieces, copies and mirror pairs."""
+    parts = random_partition(size, n_pieces, seed)
+    problem = build_problem(puzzle_from(parts, size))
+    canon = Canonicalizer(problem, container_group(problem.cells))
+    assert canon._compiled_for(problem) is not None, "the compiled canonicalizer was not built"
+    rows = solution_rows(problem, parts)
+    for k in range(len(canon.elements)):  # every image of the solution, so every element's key is met
+        lookup = {(row.piece, row.cells): r for r, row in enumerate(problem.rows)}
+        moved = tuple(sorted(lookup[p] for p in canon.transform_rows(problem, rows, k)))
+        assert canon.forms(problem, moved) == canon.python_forms(problem, moved)
+
+
+@pytest.mark.parametrize("model", ["soma", "cubissimo", "t-tetracube-6x6x2", "conway-5x5x5", "y-pentacube-5x5x5",
+                                   "slothouber-graatsma"])
+def test_compiled_forms_equal_the_python_definition_on_models(model):
+    """Mirror partners (soma), identical copies (conway, Y, T) and a key cell: 200 solutions each."""
+    prepared = prepare(load(model))
+    problem = prepared.broken.problem
+    found: list[tuple[int, ...]] = []
+    DlxBackend().search(problem, lambda rows: found.append(rows) or len(found) >= 200)
+    canon = prepared.canonicalizer
+    assert found and all(canon.forms(problem, r) == canon.python_forms(problem, r) for r in found)
+
+
+def test_compiled_forms_equal_the_python_definition_on_a_palindromic_chain(tmp_path):
+    """A chain that reads the same from both ends adds a relabelling (its reversal) to the key."""
+    path = tmp_path / "pal.yaml"
+    path.write_text("name: pal\nkind: chain\ncontainer: {box: [2, 2, 2]}\nchain: {segments: [2, 2, 2, 2, 2, 2, 2]}\n")
+    prepared = prepare(load(str(path)))
+    problem = prepared.broken.problem
+    assert problem.label_symmetries
+    found: list[tuple[int, ...]] = []
+    CpSatBackend().search(problem, lambda rows: found.append(rows) or None)
+    canon = prepared.canonicalizer
+    assert found and all(canon.forms(problem, r) == canon.python_forms(problem, r) for r in found)

@@ -7,10 +7,10 @@ from itertools import product
 import pytest
 from conftest import run_cli, run_json
 
-from cpsolve.puzzle.catalog import load
-from cpsolve.puzzle.chain import chain_from_segments, parse_constraint_list
-from cpsolve.puzzle.geometry import ROTATIONS, box_cells
 from cpsolve.problem.symmetry import container_group
+from cpsolve.puzzle.catalog import load
+from cpsolve.puzzle.chain import chain_from_segments
+from cpsolve.puzzle.geometry import ROTATIONS, box_cells
 from cpsolve.search.enumeration import build_problem
 
 SNAKE_27_SEGMENTS = [3, 2, 2, 3, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 3, 3, 3]
@@ -49,10 +49,10 @@ def test_solve_draws_a_path_of_face_neighbours_with_the_right_turns():
     assert sorted(where) == list(range(27)) and len(set(where.values())) == 27
     corners = {sum(s - 1 for s in SNAKE_27_SEGMENTS[:k]) for k in range(1, len(SNAKE_27_SEGMENTS))}
     for i in range(1, 27):
-        step = tuple(a - b for a, b in zip(where[i], where[i - 1]))
+        step = tuple(a - b for a, b in zip(where[i], where[i - 1], strict=True))
         assert sum(map(abs, step)) == 1
         if i >= 2:
-            before = tuple(a - b for a, b in zip(where[i - 1], where[i - 2]))
+            before = tuple(a - b for a, b in zip(where[i - 1], where[i - 2], strict=True))
             assert (step == before) == (i - 1 not in corners), i
 
 
@@ -70,11 +70,11 @@ def brute_force_foldings(segments, box):
             out.append(tuple(path))
             return
         for s in steps:
-            nxt = tuple(a + b for a, b in zip(path[-1], s))
+            nxt = tuple(a + b for a, b in zip(path[-1], s, strict=True))
             if nxt not in cells or nxt in path:
                 continue
             if len(path) >= 2:
-                prev = tuple(a - b for a, b in zip(path[-1], path[-2]))
+                prev = tuple(a - b for a, b in zip(path[-1], path[-2], strict=True))
                 i = len(path)
                 if (i in straight and prev != s) or (i in turning and prev == s):
                     continue

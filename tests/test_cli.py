@@ -1,6 +1,8 @@
 """`solve` and `show` draw real, valid fillings; `list` and `schema` describe what exists."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 from conftest import run_cli, run_json
@@ -49,7 +51,8 @@ def test_show_draws_the_requested_solution_of_an_enumeration(tmp_path):
     body = proc.stdout.split("\n", 1)[1]
     drawn = parse_drawing(body)
     assert_valid_filling("cubissimo", drawn)
-    assert {k: sorted(v) for k, v in drawn.items()} == {k: sorted(tuple(c) for c in v) for k, v in records[17]["pieces"].items()}
+    stored = {k: sorted(tuple(c) for c in v) for k, v in records[17]["pieces"].items()}
+    assert {k: sorted(v) for k, v in drawn.items()} == stored
 
 
 def test_show_rejects_bad_index_and_bad_file(tmp_path):
@@ -78,3 +81,33 @@ def test_schema_is_json_schema_of_the_file_format():
     assert set(schema["required"]) == {"name", "container"}
     assert "source" in schema["properties"]
     assert "pieces" in schema["properties"] and "key_piece" in schema["properties"]
+
+
+def test_closed_stdout_is_one_line_and_exit_1():
+    """An answer nobody can read is a failure, not a silent success."""
+    proc = subprocess.run(["sh", "-c", f"'{sys.executable}' -m cpsolve list >&-"], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 1 and proc.stderr.strip() == "cpsolve: error: standard output is closed"
+
+
+def test_a_folder_named_like_a_built_in_model(tmp_path):
+    """The bare name means the built-in model (a note says so); ./NAME means the folder, refused in one line."""
+    (tmp_path / "soma").mkdir()
+    proc = run_cli("enumerate", "soma", "--no-save", "-q", "--json", cwd=tmp_path)
+    assert proc.returncode == 0 and '"total": 11520' in proc.stdout
+    assert "using the built-in model (write ./soma for the folder)" in proc.stderr
+    proc = run_cli("enumerate", "./soma", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.strip() == "cpsolve: error: ./soma: is a directory, not a puzzle file"
+
+
+def test_chain_constraint_words_may_be_lowercase(tmp_path):
+    text = ("name: c\nkind: chain\ncontainer: {box: [2, 2, 1]}\nchain:\n  constraints: |\n"
+            "    cube, 0, cube, 1, touch, 0, cube, 2, touch, 1, not_aligned, 0, 1, cube, 3, touch, 2,"
+            " not_aligned, 1, 2, -1\n")
+    (tmp_path / "c.yaml").write_text(text)
+    (tmp_path / "upper.yaml").write_text(text.replace("cube", "CUBE").replace("touch", "TOUCH")
+                                         .replace("not_aligned", "NOT_ALIGNED"))
+    lower = run_json("enumerate", str(tmp_path / "c.yaml"), "--no-save", "-q", "-b", "sat")
+    upper = run_json("enumerate", str(tmp_path / "upper.yaml"), "--no-save", "-q", "-b", "sat")
+    # the U-shaped 4-cube chain folds into the 2x2 square 4 ways (a palindrome: each read from one end)
+    assert (lower["total"], lower["unique_symmetry"]) == (upper["total"], upper["unique_symmetry"]) == (4, 1)

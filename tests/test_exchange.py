@@ -65,7 +65,8 @@ def test_soma_roundtrip_draws_27_cells(tmp_path: Path, soma) -> None:
     cnf, answer = soma
     text = cnf.read_text()
     assert "c puzzle soma" in text and "c symmetry-breaking on" in text and "c fingerprint " in text
-    assert len(re.findall(r"^c var ", text, re.MULTILINE)) == int(re.search(r"^c rows (\d+)", text, re.MULTILINE).group(1))
+    rows = re.search(r"^c rows (\d+)", text, re.MULTILINE)
+    assert rows is not None and len(re.findall(r"^c var ", text, re.MULTILINE)) == int(rows.group(1))
     proc = decode(tmp_path, "soma", cnf, answer)
     assert proc.returncode == 0, proc.stderr
     assert drawn_cells(proc.stdout) == 27

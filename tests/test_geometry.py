@@ -2,6 +2,7 @@ from itertools import product
 
 import pytest
 
+from cpsolve.problem.symmetry import container_group
 from cpsolve.puzzle.geometry import (
     ALL_TRANSFORMS,
     IDENTITY,
@@ -12,7 +13,6 @@ from cpsolve.puzzle.geometry import (
     normalize,
     orientations,
 )
-from cpsolve.problem.symmetry import container_group
 
 
 def matmul(a, b):
@@ -45,12 +45,11 @@ def test_groups_are_closed_under_composition(group):
     assert IDENTITY in group
 
 
-def test_compose_matches_matrix_product_and_apply():
+def test_matrix_acts_like_apply():
+    """The matrix the group tests check is the map `apply` computes."""
     p = (1, 2, 3)
-    for a, b in product(ALL_TRANSFORMS[::5], ALL_TRANSFORMS[::7]):
-        c = a.compose(b)
-        assert c.matrix == matmul(a.matrix, b.matrix)
-        assert c.apply(p) == a.apply(b.apply(p))
+    for t in ALL_TRANSFORMS:
+        assert tuple(sum(m * x for m, x in zip(row, p, strict=True)) for row in t.matrix) == t.apply(p)
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,12 @@ REFERENCE = {
     "t-tetracube-6x6x2": (136, 20, 10),
     "y-pentacube-5x5x5": (60672, 2528, 1264),
     "six-piece-burr": (24, 2, 1),
+    "cutler-burr-305": (12, 1, 1),
     "tetris-cube": (236136, 9839, 9839),
     "conway-5x5x5": (27456, 1144, 572),
     "slothouber-graatsma": (8, 1, 1),
+    "snake-3x3x3-unique": (24, 1, 1),  # found by `cpsolve design snake` (issue 17)
+    "screws-3x3x3": (48, 2, 1),  # found by `cpsolve design pieces` (issue 17)
 }
 SLOW: set[str] = set()
 """Models too slow for every test run (none since the dlx engine: the whole table takes about a minute)."""

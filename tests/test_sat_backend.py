@@ -11,9 +11,9 @@ import time
 import pytest
 from conftest import run_cli, run_json
 
+from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import DlxBackend
 from cpsolve.search.backends.sat import SatBackend
-from cpsolve.puzzle.catalog import load
 from cpsolve.search.enumeration import prepare, split
 
 TINY = """\

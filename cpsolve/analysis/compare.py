@@ -7,6 +7,7 @@ backend alone. Counts of complete runs must agree; the odd one out is named.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 
@@ -14,7 +15,11 @@ from ..problem.canonical import counts_text
 from ..puzzle.model import Puzzle
 from ..search.backends import BackendUnavailable, Status, for_problem
 from ..search.enumeration import Prepared, enumerate_classes, first_solution, prepare
-from ..search.isolate import run_isolated
+from ..search.isolate import ChildDied, Overrun, run_isolated
+
+GRACE = 2.0
+"""Seconds beyond its two runs' timeouts after which a measured child is stopped from outside: a
+backend that does not honour its deadline cannot hold up the comparison."""
 
 
 @dataclass(frozen=True)
@@ -22,7 +27,7 @@ class CompareRow:
     puzzle: str
     backend: str
     status: str
-    """complete, timeout, interrupted, or unsupported (then `note` says why)."""
+    """complete, timeout, interrupted, unsupported or failed (then `note` says why)."""
     first_seconds: float | None
     all_seconds: float | None
     cpu_seconds: float | None
@@ -44,7 +49,12 @@ class CompareRow:
 def _run(prepared: Prepared, spec: str, timeout: float | None, workers: int) -> dict[str, object]:
     """In the measured child: first solution, then every solution."""
     backend = for_problem(spec, prepared.problem)
-    _, first = first_solution(prepared, backend, timeout)
+    began = time.perf_counter()
+    try:
+        _, first = first_solution(prepared, backend, timeout)
+    except KeyboardInterrupt:  # stopped before the full run began: a row that says so
+        return {"backend": backend.label, "first": None, "all": time.perf_counter() - began,
+                "status": Status.INTERRUPTED.value, "total": None, "unique_rotation": None, "unique_symmetry": None}
     result = enumerate_classes(prepared, backend, timeout=timeout, workers=workers)
     return {
         "backend": backend.label,
@@ -63,14 +73,23 @@ def measure(puzzle: Puzzle, spec: str, timeout: float | None, workers: int = 1) 
         for_problem(spec, prepared.problem)
     except BackendUnavailable as exc:
         return CompareRow(name, spec, "unsupported", None, None, None, None, workers=workers, note=exc.message)
-    out, usage = run_isolated(lambda: _run(prepared, spec, timeout, workers))
-    complete = out["status"] == Status.COMPLETE.value
+    limit = None if timeout is None else 2 * timeout + GRACE
+    try:
+        out, usage = run_isolated(lambda: _run(prepared, spec, timeout, workers), limit)
+    except Overrun as exc:
+        return CompareRow(name, spec, Status.TIMEOUT.value, None, None, None, None, workers=workers, note=str(exc))
+    except ChildDied as exc:
+        return CompareRow(name, spec, "failed", None, None, None, None, workers=workers, note=str(exc))
+    status = out["status"]
+    if usage.overran and status == Status.INTERRUPTED.value:
+        status = Status.TIMEOUT.value  # stopped from outside at its limit, not by the user
+    complete = status == Status.COMPLETE.value
+    counts = (out["total"], out["unique_rotation"], out["unique_symmetry"]) if complete else (None, None, None)
     return CompareRow(
-        name, str(out["backend"]), str(out["status"]),
+        name, str(out["backend"]), str(status),
         None if out["first"] is None else round(float(out["first"]), 4),
         round(float(out["all"]), 4), round(usage.cpu_seconds, 3), round(usage.peak_mb, 1),
-        *((out["total"], out["unique_rotation"], out["unique_symmetry"]) if complete else (None, None, None)),
-        workers=workers,
+        total=counts[0], unique_rotation=counts[1], unique_symmetry=counts[2], workers=workers,
     )
 
 
@@ -82,9 +101,11 @@ def disagreement(rows: list[CompareRow], reference: tuple[int | None, int | None
     """
     done = [r for r in rows if r.status == Status.COMPLETE.value]
     if reference is not None and any(v is not None for v in reference):
-        wrong = [r for r in done if any(want is not None and want != got for want, got in zip(reference, r.counts))]
+        wrong = [r for r in done
+                 if any(want is not None and want != got for want, got in zip(reference, r.counts, strict=True))]
         if wrong:
-            return "; ".join(f"{r.backend} counts {counts_text(r.counts)} but the reference is {counts_text(reference)}" for r in wrong)
+            return "; ".join(f"{r.backend} counts {counts_text(r.counts)} but the reference is {counts_text(reference)}"
+                             for r in wrong)
         return None
     tally = Counter(r.counts for r in done)
     if len(tally) <= 1:

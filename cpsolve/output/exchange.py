@@ -54,6 +54,10 @@ def write_xcc(problem: ExactCoverProblem) -> str:
     are covered exactly once, so the volume left is exactly k copies of it (DLX1/DLX2 format). With
     several such pieces the volume no longer decides, and the items carry DLX3's multiplicity
     `k|NAME` ("covered exactly k times"), which only DLX3 and later read.
+
+    Optional cells are secondary items, listed after `|` on the item line (covered at most once),
+    and a piece with a range gets DLX3's `low:high|NAME`; with either, the volume never decides a
+    piece's count, so every piece has its item.
     """
     if problem.side_clauses:
         raise CpsolveError("a chain's joints are clauses, which XCC cannot express; use the dimacs format",
@@ -61,16 +65,24 @@ def write_xcc(problem: ExactCoverProblem) -> str:
     cells = cell_items(problem.cells)
     pieces = piece_items(problem.piece_names, set(cells))
     multi = [p for p, k in enumerate(problem.piece_counts) if k > 1]
-    items = [*cells, *(_piece_item(p, pieces[p], problem.piece_counts[p], multi) for p in range(problem.n_pieces))]
+    if problem.features():
+        multi = [*multi, -1]  # never leave a piece out: the volume does not decide its count
+    low, high = problem.piece_low, problem.piece_counts
+    primary = [cells[c] for c in problem.required]
+    items = [*primary, *(_piece_item(p, pieces[p], high[p], multi, low[p]) for p in range(problem.n_pieces))]
+    secondary = [cells[c] for c in problem.optional]
+    counts = [str(high[p]) if low[p] == high[p] else f"{low[p]}..{high[p]}" for p in range(problem.n_pieces)]
     head = [f"| cpsolve export of {problem.name}: cells x,y,z are items x<x>y<y>z<z>, pieces by name",
-            *(f"| item {pieces[p]} = piece {n} x{problem.piece_counts[p]}" for p, n in enumerate(problem.piece_names)),
-            " ".join(i for i in items if i)]
+            *(f"| item {pieces[p]} = piece {n} x{counts[p]}" for p, n in enumerate(problem.piece_names)),
+            " ".join([*(i for i in items if i), *(["|", *secondary] if secondary else [])])]
     options = (" ".join(([pieces[row.piece]] if len(multi) != 1 or row.piece != multi[0] else [])
                         + [cells[c] for c in row.cells]) for row in problem.rows)
     return "\n".join([*head, *options]) + "\n"
 
 
-def _piece_item(p: int, name: str, count: int, multi: list[int]) -> str:
+def _piece_item(p: int, name: str, count: int, multi: list[int], low: int | None = None) -> str:
+    if low is not None and low != count:
+        return f"{low}:{count}|{name}"
     if count == 1:
         return name
     return "" if len(multi) == 1 else f"{count}|{name}"
@@ -113,7 +125,8 @@ def parse_solver_output(text: str, where: str, n_vars: int | None = None) -> tup
         elif kind == "v":
             ended = _value_line(rest.split(), lits, ended, where, n)
         else:
-            raise CpsolveError(f"unexpected line {line[:40]!r} (want 's', 'v' or 'c' lines)", where=where, field=f"line {n}")
+            raise CpsolveError(f"unexpected line {line[:40]!r} (want 's', 'v' or 'c' lines)", where=where,
+                               field=f"line {n}")
     return status or _no_status(where), _assignment(status, lits, ended, where, n_vars)
 
 
@@ -125,7 +138,8 @@ def _status_line(value: str, previous: str | None, where: str, n: int) -> str:
     if previous is not None:
         raise CpsolveError("a second 's' status line", where=where, field=f"line {n}")
     if value not in STATUSES:
-        raise CpsolveError(f"unknown status {value!r} (want one of {', '.join(STATUSES)})", where=where, field=f"line {n}")
+        raise CpsolveError(f"unknown status {value!r} (want one of {', '.join(STATUSES)})", where=where,
+                           field=f"line {n}")
     return value
 
 

@@ -9,12 +9,14 @@ complete file gives the total count; the lines themselves give the count up to s
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import CpsolveError, unreadable
-from ..puzzle.geometry import Cell
 from ..problem.placements import ExactCoverProblem
+from ..puzzle.geometry import Cell
 
 
 def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequence[int]]]) -> dict[str, list[Cell]]:
@@ -31,22 +33,37 @@ def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequenc
     return out
 
 
+def default_solutions_path(puzzle_name: str) -> Path:
+    """`NAME.solutions.jsonl` in the current folder, NAME made a safe file name.
+
+    The name comes from the puzzle file, which is untrusted: `name: ../x` or `name: /etc/x` must not
+    write outside the current folder, so every character but letters, digits, `-`, `_` and `.` becomes
+    `_`, and leading dots go (no hidden file, no `..`).
+    """
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", puzzle_name).lstrip(".")[:100] or "puzzle"
+    return Path(f"{safe}.solutions.jsonl")
+
+
 def rows_as_placements(problem: ExactCoverProblem, rows: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:
     return [(problem.rows[r].piece, problem.rows[r].cells) for r in rows]
 
 
-def class_line(puzzle: str, index: int, assemblies: int, mirror_distinct: bool, pieces: dict[str, list[Cell]]) -> str:
+def class_line(puzzle: str, index: int, assemblies: int, mirror_distinct: bool, pieces: dict[str, list[Cell]],
+               extra: dict[str, object] | None = None) -> str:
+    """One line of the solutions file; `extra` adds keys after `pieces` (`enumerate --disassemble`
+    adds `level` and `moves`)."""
     record = {
         "puzzle": puzzle,
         "class": index,
         "assemblies": assemblies,
         "mirror_distinct": mirror_distinct,
         "pieces": {k: [list(c) for c in v] for k, v in pieces.items()},
+        **(extra or {}),
     }
     return json.dumps(record, separators=(",", ":"))
 
 
-def read_solution_line(path: Path, index: int) -> dict:
+def read_solution_line(path: Path, index: int) -> dict[str, Any]:
     """The `index`-th (0-based) solution of a JSON-lines file written by `cpsolve enumerate --out`."""
     count = 0
     try:
@@ -56,19 +73,21 @@ def read_solution_line(path: Path, index: int) -> dict:
                     return _parse_line(line, path, index)
     except (OSError, UnicodeDecodeError) as exc:
         raise unreadable(path, exc) from None
-    raise CpsolveError(f"holds {count} solutions (indices 0 to {count - 1}); there is no index {index}", where=str(path))
+    raise CpsolveError(f"holds {count} solutions (indices 0 to {count - 1}); there is no index {index}",
+                       where=str(path))
 
 
-def _parse_line(line: str, path: Path, n: int) -> dict:
+def _parse_line(line: str, path: Path, n: int) -> dict[str, Any]:
     where = f"{path}:{n + 1}"
     try:
-        record = json.loads(line)
+        record: dict[str, Any] = json.loads(line)
         pieces = record["pieces"]
         ok = isinstance(pieces, dict) and pieces and all(
-            isinstance(cells, list) and cells and all(isinstance(c, list) and len(c) == 3 for c in cells)
+            isinstance(cells, list) and cells and all(
+                isinstance(c, list) and len(c) == 3 and all(type(v) is int for v in c) for c in cells)
             for cells in pieces.values()
         )
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (json.JSONDecodeError, KeyError, TypeError, RecursionError):
         ok = False
     if not ok:
         raise CpsolveError("not a solution line written by 'cpsolve enumerate --out'", where=where)

@@ -24,7 +24,8 @@ def render_markdown(rows: Sequence[ReportRow], command: str) -> str:
         f"Regenerate with `{command}` (from the repository root). Written {when} on {machine()}.",
         "Each row can be rerun alone with the command in its last column.",
         "",
-        "| model | total | up to rotation | up to rotation+reflection | reference | match | backend | seconds | command |",
+        "| model | total | up to rotation | up to rotation+reflection | reference | match | backend | seconds "
+        "| command |",
         "|---|---:|---:|---:|---|:-:|---|---:|---|",
     ]
     for r in rows:
@@ -33,7 +34,8 @@ def render_markdown(rows: Sequence[ReportRow], command: str) -> str:
             counts = ["solved" if r.matches else r.status, "–", "–"]
         mark = "yes" if r.matches else f"**NO** ({r.status})"
         lines.append(
-            f"| `{r.model}` | {' | '.join(counts)} | {r.reference} | {mark} | {r.backend} | {r.seconds:.2f} | `{r.command}` |"
+            f"| `{r.model}` | {' | '.join(counts)} | {r.reference} | {mark} | {r.backend} | {r.seconds:.2f} "
+            f"| `{r.command}` |"
         )
     lines += ["", "Reference sources:", ""]
     lines += [f"- `{r.model}`: {' '.join(r.source.split())}" for r in rows if r.source]

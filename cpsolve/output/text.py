@@ -6,8 +6,9 @@ so a drawn solution reads the same way a puzzle file is written.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from ..limits import check_drawing
 from ..puzzle.geometry import Cell
 
 SYMBOLS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -32,11 +33,14 @@ def assign_symbols(labels: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def draw(placements: dict[str, Sequence[Cell]], holes: str = ".") -> str:
+def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".") -> str:
     """The z-layers of a labelled filling, side by side, then a legend `symbol = piece`.
 
     A chain's labels are its cube numbers; they are drawn as numbers so the path can be followed.
+    The picture is as large as the cells' bounding box, so that is checked first (`--max-drawing`):
+    two cells far apart in a hand-edited solutions file would otherwise ask for gigabytes.
     """
+    check_drawing([c for cells in placements.values() for c in cells])
     numbered = all(label.isdigit() for label in placements)
     symbols = {k: k for k in placements} if numbered else assign_symbols(list(placements))
     width = max(len(s) for s in symbols.values()) + (1 if numbered else 0)

@@ -2,7 +2,9 @@
 
 Variables 1..n_rows are the row literals (variable r+1 true = row r chosen), the same numbering as
 `ExactCoverProblem.side_clauses`, so side clauses are copied as they are; auxiliary variables of
-the cardinality encodings come after. Every cell gets "exactly one", every piece "exactly count".
+the cardinality encodings come after. Every cell gets "exactly one", every piece "exactly count";
+an optional cell gets "at most one" and a piece with a range [low, count] "at least low" and
+"at most count" (the two halves of the same pysat encoding).
 
 The default encoding is what `benchmarks/sat_encodings.py` measured fastest (see its results in
 `results/sat-encodings.md`). Encodings that only express "at most one" (pairwise, bitwise, ladder)
@@ -55,10 +57,14 @@ def encode(problem: ExactCoverProblem, encoding: str = DEFAULT_ENCODING) -> Cnf:
     check_encoding(encoding)
     top = len(problem.rows)
     clauses: list[Clause] = []
-    groups = [(rows, 1) for rows in problem.rows_by_cell]
-    groups += list(zip(problem.rows_by_piece, problem.piece_counts))
-    for rows, bound in groups:
-        new, top = exactly(rows, bound, top, encoding)
+    optional = problem.optional_set
+    groups = [(rows, 0 if c in optional else 1, 1) for c, rows in enumerate(problem.rows_by_cell)]
+    groups += list(zip(problem.rows_by_piece, problem.piece_low, problem.piece_counts, strict=True))
+    for rows, low, high in groups:
+        if low == high:
+            new, top = exactly(rows, high, top, encoding)
+        else:
+            new, top = between(rows, low, high, top, encoding)
         clauses.extend(new)
     clauses.extend(tuple(c) for c in problem.side_clauses)
     return Cnf(top, tuple(clauses), len(problem.rows), encoding)
@@ -83,6 +89,33 @@ def exactly(rows: Sequence[int], bound: int, top: int, encoding: str) -> tuple[l
         encoding = FALLBACK
     cnf = CardEnc.equals(lits=lits, bound=bound, top_id=top, encoding=getattr(EncType, encoding))
     return [tuple(c) for c in cnf.clauses], max(top, cnf.nv)
+
+
+def between(rows: Sequence[int], low: int, high: int, top: int, encoding: str) -> tuple[list[Clause], int]:
+    """Clauses saying at least `low` and at most `high` of the row literals hold (low < high)."""
+    from pysat.card import CardEnc, EncType
+
+    lits = [r + 1 for r in rows]
+    out: list[Clause] = []
+    if low > len(lits):
+        return [()], top
+    if low > 0:
+        kind = FALLBACK if low > 1 and encoding in AT_MOST_ONE_ONLY else encoding
+        if low == 1:
+            out.append(tuple(lits))
+        else:
+            cnf = CardEnc.atleast(lits=lits, bound=low, top_id=top, encoding=getattr(EncType, kind))
+            out += [tuple(c) for c in cnf.clauses]
+            top = max(top, cnf.nv)
+    if high < len(lits):
+        kind = FALLBACK if high > 1 and encoding in AT_MOST_ONE_ONLY else encoding
+        if high == 0:
+            out += [(-v,) for v in lits]
+        else:
+            cnf = CardEnc.atmost(lits=lits, bound=high, top_id=top, encoding=getattr(EncType, kind))
+            out += [tuple(c) for c in cnf.clauses]
+            top = max(top, cnf.nv)
+    return out, top
 
 
 def fingerprint(cnf: Cnf) -> str:

@@ -3,6 +3,12 @@
 Rows are placements; items are the container's cells (each covered exactly once) and the pieces
 (piece p used exactly `count[p]` times). Optional `side_clauses` carry constraints that are not
 exact cover (a chain's joints); backends that cannot express them say so.
+
+Designers' puzzles add two generalisations (Knuth's XCC with multiplicities, TAOCP 7.2.2.1):
+*optional* cells are secondary items (covered at most once), and a piece may carry a *range*
+`[low, count]` of copies. A solution is then any set of disjoint placements that covers every
+required cell and uses each piece between its bounds. Colour constraints never reach the problem:
+they only remove placements.
 """
 
 from __future__ import annotations
@@ -12,8 +18,9 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..errors import CpsolveError
-from ..puzzle.geometry import Cell, Shape, orientations
-from ..puzzle.model import Puzzle
+from ..limits import check_placements
+from ..puzzle.geometry import ROTATIONS, Cell, Shape, orientations
+from ..puzzle.model import Piece, Puzzle
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,36 @@ class ExactCoverProblem:
     """Piece index -> its mirror partner's index, or None when the piece set is not closed under mirroring."""
     label_symmetries: tuple[tuple[int, ...], ...] = field(default=())
     """Relabellings of pieces that give the same physical assembly (a palindromic chain read backwards)."""
+    optional: tuple[int, ...] = ()
+    """Sorted indices of the cells that may stay empty (secondary items); every other cell is required."""
+    piece_minimums: tuple[int, ...] = ()
+    """The fewest copies of each piece a solution uses; empty means exactly `piece_counts`."""
+    cell_classes: tuple[int, ...] = ()
+    """A class per cell (required or optional, and colour) that container symmetries must preserve;
+    empty when all cells are alike."""
+
+    @property
+    def piece_low(self) -> tuple[int, ...]:
+        """The fewest copies of each piece (equal to `piece_counts` without ranges)."""
+        return self.piece_minimums or self.piece_counts
+
+    @property
+    def has_ranges(self) -> bool:
+        return self.piece_low != self.piece_counts
+
+    @cached_property
+    def optional_set(self) -> frozenset[int]:
+        return frozenset(self.optional)
+
+    @cached_property
+    def required(self) -> tuple[int, ...]:
+        """Indices of the cells every solution covers."""
+        return tuple(c for c in range(self.n_cells) if c not in self.optional_set)
+
+    def features(self) -> tuple[str, ...]:
+        """The generalisations of plain exact cover this problem uses (for backends that lack some)."""
+        return tuple(name for name, used in (("optional cells", bool(self.optional)),
+                                             ("piece ranges", self.has_ranges)) if used)
 
     @property
     def n_cells(self) -> int:
@@ -116,10 +153,13 @@ class ExactCoverProblem:
             used[self.rows[r].piece] += 1
             for c in self.rows[r].cells:
                 covered[c] += 1
-        if (bad := next((i for i, n in enumerate(covered) if n != 1), None)) is not None:
+        optional = self.optional_set
+        wrong = (i for i, n in enumerate(covered) if n > 1 or (n == 0 and i not in optional))
+        if (bad := next(wrong, None)) is not None:
             return f"cell {list(self.cells[bad])} is covered {covered[bad]} times"
-        for p, (n, want) in enumerate(zip(used, self.piece_counts)):
-            if n != want:
+        for p, (n, low, high) in enumerate(zip(used, self.piece_low, self.piece_counts, strict=True)):
+            if not low <= n <= high:
+                want = str(high) if low == high else f"{low}..{high}"
                 return f"piece {self.piece_names[p]} is used {n} times instead of {want}"
         chosen = {r + 1 for r in rows}
         for clause in self.side_clauses:
@@ -147,20 +187,71 @@ def piece_placements(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
     return out
 
 
+def colored_placements(piece: Piece, puzzle: Puzzle) -> list[tuple[Cell, ...]]:
+    """The placements of a piece whose colours all sit on allowed container colours (BurrTools' rule).
+
+    A placement is a set of cells. When the piece's own symmetry can put two different colourings on
+    the same cells and both are allowed, they are different assemblies that a cell grid cannot tell
+    apart: refused, naming the piece, rather than counted wrong.
+    """
+    if not piece.colors and not puzzle.container_colors:
+        return piece_placements(piece.shape, puzzle.container)
+    inside = set(puzzle.container)
+    paint = dict(puzzle.container_colors)
+    colours = dict(piece.colors)
+    allowed: dict[tuple[Cell, ...], tuple[str, ...]] = {}
+    out = []
+    for t in ROTATIONS:
+        moved = [t.apply(c) for c in piece.shape]
+        lo = tuple(min(m[i] for m in moved) for i in range(3))
+        moved = [(m[0] - lo[0], m[1] - lo[1], m[2] - lo[2]) for m in moved]
+        ax, ay, az = min(moved)
+        for cx, cy, cz in puzzle.container:
+            dx, dy, dz = cx - ax, cy - ay, cz - az
+            placed = [(x + dx, y + dy, z + dz) for x, y, z in moved]
+            if not all(c in inside for c in placed):
+                continue
+            pairs = zip(piece.shape, placed, strict=True)
+            if not all(puzzle.color_allows(colours.get(src), paint.get(dst)) for src, dst in pairs):
+                continue
+            key = tuple(sorted(placed))
+            colouring = tuple(colours.get(src, "") for _, src in sorted(zip(placed, piece.shape, strict=True)))
+            if key in allowed:
+                if allowed[key] != colouring:
+                    raise CpsolveError(
+                        "two colourings of this piece fit the same cells (its shape is symmetric, its colours "
+                        "are not); cpsolve counts placements as cell sets and cannot tell them apart",
+                        field=f"pieces.{piece.name}.cell_colors")
+                continue
+            allowed[key] = colouring
+            out.append(key)
+    return out
+
+
 def packing_problem(puzzle: Puzzle) -> ExactCoverProblem:
-    """The exact-cover problem of a packing puzzle; a piece that fits nowhere is a file error."""
+    """The exact-cover problem of a packing puzzle; a piece that must be used but fits nowhere is a file error."""
     index = {c: i for i, c in enumerate(puzzle.container)}
+    check_placements(puzzle.container, [piece.shape for piece in puzzle.pieces])
     rows: list[Row] = []
     for p, piece in enumerate(puzzle.pieces):
-        found = piece_placements(piece.shape, puzzle.container)
-        if not found:
+        found = colored_placements(piece, puzzle)
+        if not found and piece.low > 0:
             raise CpsolveError("fits nowhere in the container", field=f"pieces.{piece.name}")
         rows.extend(Row(p, tuple(sorted(index[c] for c in cells))) for cells in found)
+    optional = set(puzzle.optional)
+    paint = dict(puzzle.container_colors)
+    kinds = [(c in optional, paint.get(c, "")) for c in puzzle.container]
+    distinct = sorted(set(kinds))
+    low = tuple(p.low for p in puzzle.pieces)
+    high = tuple(p.count for p in puzzle.pieces)
     return ExactCoverProblem(
         name=puzzle.name,
         cells=puzzle.container,
         piece_names=tuple(p.name for p in puzzle.pieces),
-        piece_counts=tuple(p.count for p in puzzle.pieces),
+        piece_counts=high,
         rows=tuple(rows),
         mirror_labels=puzzle.mirror_partners(),
+        optional=tuple(i for i, c in enumerate(puzzle.container) if c in optional),
+        piece_minimums=low if low != high else (),
+        cell_classes=tuple(distinct.index(k) for k in kinds) if len(distinct) > 1 else (),
     )

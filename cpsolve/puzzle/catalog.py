@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from ..errors import CpsolveError
+from ..errors import CpsolveError, CpsolveNotice
+from .burrtools import read_xmpuzzle
 from .loader import parse_puzzle_text, read_text
 from .model import Puzzle, to_puzzle
 
@@ -22,24 +24,53 @@ def builtin_names() -> list[str]:
 
 
 def resolve(model: str) -> Path | Traversable:
-    """A built-in model name, or a path to a puzzle file."""
+    """A built-in model name, or a path to a puzzle file.
+
+    A bare name that is a built-in model means the built-in model, even where a file or folder of
+    that name exists here (a notice says so, and that `./NAME` means the local one): the same command
+    should not change meaning with the folder it is run in.
+    """
     path = Path(model)
-    if path.suffix in (".yaml", ".yml") or path.exists():
+    builtin = models_dir() / f"{model}.yaml"
+    if model == path.name and builtin.is_file():
+        if path.exists():
+            kind = "folder" if path.is_dir() else "file"
+            warnings.warn(CpsolveNotice(f"{model!r} is a built-in model and also a {kind} here: using the built-in "
+                                        f"model (write ./{model} for the {kind})"), stacklevel=2)
+        return builtin
+    if path.is_dir():
+        raise CpsolveError("is a directory, not a puzzle file", where=model)
+    if path.suffix.lower() in (".yaml", ".yml", BURRTOOLS_SUFFIX) or path.exists():
         if not path.is_file():
             raise CpsolveError("no such puzzle file", where=model)
         return path
-    builtin = models_dir() / f"{model}.yaml"
-    if builtin.is_file():
-        return builtin
     raise CpsolveError(
         f"unknown model {model!r}: not a file, and not a built-in model ({', '.join(builtin_names())})"
     )
 
 
+BURRTOOLS_SUFFIX = ".xmpuzzle"
+
+
+def is_burrtools(path: Path) -> bool:
+    """A BurrTools file: named `.xmpuzzle`, or gzip / XML content (YAML puzzle files are neither)."""
+    if path.suffix.lower() == BURRTOOLS_SUFFIX:
+        return True
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(5)
+    except OSError:
+        return False
+    return head[:2] == b"\x1f\x8b" or head == b"<?xml"
+
+
 @cache
 def load(model: str) -> Puzzle:
-    """Read and validate a puzzle (a built-in name or a file path); errors name the file."""
+    """Read and validate a puzzle (a built-in name, a YAML file, or a BurrTools `.xmpuzzle` file, whose
+    first problem is taken); errors name the file."""
     source = resolve(model)
+    if isinstance(source, Path) and is_burrtools(source):
+        return read_xmpuzzle(source)
     where = str(source) if isinstance(source, Path) else model
     text = read_text(source) if isinstance(source, Path) else source.read_text(encoding="utf-8")
     spec = parse_puzzle_text(text, where)

@@ -1,7 +1,8 @@
 """Chain (snake) puzzles: the chain as a list of joints, read from segment lengths or a constraint list.
 
 Per cube: TOUCH j (a face neighbour of cube j), ALIGNED j k (cubes j, k and this one in a straight
-line), NOT_ALIGNED j k (a turn at k). `cpsolve.problem.chains` turns the joints into clauses. A chain given as segment lengths (consecutive segments share their end cube and turn by 90 degrees)
+line), NOT_ALIGNED j k (a turn at k). `cpsolve.problem.chains` turns the joints into clauses. A chain
+given as segment lengths (consecutive segments share their end cube and turn by 90 degrees)
 is turned into the same constraint list, so both ways of writing a chain give the same model.
 """
 
@@ -47,7 +48,7 @@ def chain_from_segments(segments: Sequence[int]) -> Chain:
     return Chain(n, tuple(joints))
 
 
-_TOKEN = re.compile(r"-?\d+|[A-Z_]+")
+_TOKEN = re.compile(r"-?\d+|[A-Za-z_]+")
 
 
 def parse_constraint_list(text: str) -> Chain:
@@ -57,7 +58,7 @@ def parse_constraint_list(text: str) -> Chain:
     """
     body = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.DOTALL)
     body = body.split("{", 1)[1] if "{" in body else body
-    tokens = _TOKEN.findall(body.split("}", 1)[0])
+    tokens = [t.upper() for t in _TOKEN.findall(body.split("}", 1)[0])]  # `touch 0` reads as TOUCH 0
     joints: list[Joint] = []
     cube, pos = -1, 0
     while pos < len(tokens):
@@ -68,7 +69,8 @@ def parse_constraint_list(text: str) -> Chain:
             cube, pos = _expect_cube(tokens, pos, cube + 1), pos + 2
             continue
         if tok not in KINDS:
-            raise CpsolveError(f"unknown word {tok!r} (expected CUBE, {', '.join(KINDS)} or -1)", field="chain.constraints")
+            raise CpsolveError(f"unknown word {tok!r} (expected CUBE, {', '.join(KINDS)} or -1)",
+                               field="chain.constraints")
         if cube < 0:
             raise CpsolveError(f"{tok} before the first CUBE", field="chain.constraints")
         arity = 1 if tok == "TOUCH" else 2
@@ -94,7 +96,8 @@ def _expect_cube(tokens: list[str], pos: int, expected: int) -> int:
 def _check_references(chain: Chain) -> None:
     for j in chain.joints:
         if any(o >= chain.n or o == j.cube for o in j.others) or len(set(j.others)) != len(j.others):
-            raise CpsolveError(f"cube {j.cube}: {j.kind} {list(j.others)} names an invalid cube", field="chain.constraints")
+            raise CpsolveError(f"cube {j.cube}: {j.kind} {list(j.others)} names an invalid cube",
+                               field="chain.constraints")
 
 
 def chain_of(spec: ChainSpec) -> Chain:
@@ -109,10 +112,12 @@ def is_reversible(chain: Chain) -> bool:
 
     Then a folding and the same folding numbered from the other end are one physical assembly.
     """
-    def canon(joints, flip):
-        out = set()
+    def canon(joints: Sequence[Joint], flip: bool) -> set[tuple[object, ...]]:
+        def f(i: int) -> int:
+            return chain.n - 1 - i if flip else i
+
+        out: set[tuple[object, ...]] = set()
         for j in joints:
-            f = (lambda i: chain.n - 1 - i) if flip else (lambda i: i)
             if j.kind == "TOUCH":
                 out.add(("TOUCH", *sorted((f(j.cube), f(j.others[0])))))
             else:  # symmetric in its two ends: the middle cube is the midpoint

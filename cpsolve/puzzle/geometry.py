@@ -34,10 +34,13 @@ class Transform:
         return (s[0] * p[a[0]], s[1] * p[a[1]], s[2] * p[a[2]])
 
     @property
-    def matrix(self) -> tuple[tuple[int, int, int], ...]:
-        return tuple(
-            tuple(self.signs[i] if j == self.axes[i] else 0 for j in range(3)) for i in range(3)
-        )
+    def matrix(self) -> tuple[Cell, Cell, Cell]:
+        """The 3x3 signed permutation matrix (rows), for checks against linear algebra."""
+        def row(i: int) -> Cell:
+            return (self.signs[i] if self.axes[i] == 0 else 0, self.signs[i] if self.axes[i] == 1 else 0,
+                    self.signs[i] if self.axes[i] == 2 else 0)
+
+        return (row(0), row(1), row(2))
 
     @property
     def det(self) -> int:
@@ -47,12 +50,6 @@ class Transform:
     def is_reflection(self) -> bool:
         return self.det < 0
 
-    def compose(self, other: Transform) -> Transform:
-        """self ∘ other: apply `other` first, then `self`."""
-        axes = tuple(other.axes[self.axes[i]] for i in range(3))
-        signs = tuple(self.signs[i] * other.signs[self.axes[i]] for i in range(3))
-        return Transform(axes, signs)  # type: ignore[arg-type]
-
 
 def _permutation_sign(perm: tuple[int, ...]) -> int:
     inversions = sum(1 for i in range(len(perm)) for j in range(i + 1, len(perm)) if perm[i] > perm[j])
@@ -61,7 +58,8 @@ def _permutation_sign(perm: tuple[int, ...]) -> int:
 
 IDENTITY = Transform((0, 1, 2), (1, 1, 1))
 ALL_TRANSFORMS: tuple[Transform, ...] = tuple(
-    sorted(Transform(axes, signs) for axes in permutations(range(3)) for signs in product((1, -1), repeat=3))
+    sorted(Transform((a, b, c), (x, y, z))
+           for a, b, c in permutations(range(3)) for x, y, z in product((1, -1), repeat=3))
 )
 """The full octahedral group O_h: 24 rotations and 24 improper elements."""
 ROTATIONS: tuple[Transform, ...] = tuple(t for t in ALL_TRANSFORMS if not t.is_reflection)

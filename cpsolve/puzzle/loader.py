@@ -1,45 +1,148 @@
-"""Reading puzzle files: YAML (safe loader, duplicate keys refused) validated into `PuzzleFile`.
+"""Reading puzzle files: YAML (safe loader, bounded, duplicate keys refused) validated into `PuzzleFile`.
 
 This is the only module that touches puzzle files on disk; it turns every way a file can be wrong
 into a `CpsolveError` naming the file, the field and the problem.
+
+A puzzle file is untrusted input, so reading it is bounded before anything is built from it:
+- the file's size (`--max-file-bytes`), read no further than that;
+- the nesting depth of YAML collections (`--max-yaml-depth`), counted while composing, before
+  PyYAML's recursive composer could exhaust the stack;
+- the size of the document once aliases are expanded (`--max-yaml-nodes`): a 4.5 KB file whose
+  aliases refer to aliases can stand for gigabytes of drawing (the "billion laughs" attack), so the
+  composed node graph is measured, each shared node counted once per reference, before any Python
+  object is built; a node that contains itself is refused;
+- the container's volume and a chain's length (`--max-cells`), from the numbers in the file, before
+  a single cell is listed.
+Only the safe YAML tags exist (no object construction); merge keys (`<<:`) are supported; a key
+that is a list or a mapping (`? [1, 2]`) is refused. Numbers are strict: where the schema says
+integer, `"2"`, `true` and `2.0` are errors, not silently converted.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
 from ..errors import CpsolveError, unreadable
+from ..limits import active, check, check_chain, check_container, exceeded
 from .schema import PuzzleFile
 
+MAX_TEXT_BYTES = 256 * 1024 * 1024
+"""Any other text file cpsolve reads (a CNF, a SAT solver's answer) is read no further than this."""
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML keeps the last of two equal keys silently; a puzzle with two pieces named X is an error."""
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with a nesting limit, merge keys, and duplicate or complex keys refused.
+
+    PyYAML keeps the last of two equal keys silently; a puzzle with two pieces named X is an error.
+    """
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.depth += 1
+        try:
+            if self.depth > active().max_yaml_depth:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                err = exceeded("max_yaml_depth", f"the nesting depth at line {mark.line + 1}", self.depth)
+                raise CpsolveError(err.message)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[object] = set()
         for key_node, _ in node.value:
+            line = key_node.start_mark.line + 1
+            if not isinstance(key_node, yaml.ScalarNode):
+                kind = "list" if isinstance(key_node, yaml.SequenceNode) else "mapping"
+                raise CpsolveError(f"a key must be a plain name or number, not a {kind} (line {line})")
+            if key_node.tag == MERGE_TAG:
+                continue
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
-                mark = key_node.start_mark
-                raise CpsolveError(f"duplicate key {key!r} (line {mark.line + 1})")
+                raise CpsolveError(f"duplicate key {key!r} (line {line})")
             seen.add(key)
+        # Merge keys: the mappings named by `<<:` come first, so the node's own keys override them.
+        self.flatten_mapping(node)
         return super().construct_mapping(node, deep)
 
 
-_UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _UniqueKeyLoader.construct_mapping
-)
+_BoundedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _BoundedLoader.construct_mapping)
 
 
-def _field_path(loc: tuple) -> str:
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def expanded_size(root: yaml.Node) -> int:
+    """Nodes plus scalar characters of the document with every alias expanded, without expanding it.
+
+    Iterative (an alias chain can be deeper than the stack) and memoized per node, so it costs one
+    visit per distinct node however often aliases repeat it; stops as soon as the budget is passed.
+    """
+    budget = active().max_yaml_nodes
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            on_path.discard(key)
+            size[key] = 1 + sum(size[id(c)] for c in _children(node))
+            if size[key] > budget:
+                raise exceeded("max_yaml_nodes", "the document's size with its aliases expanded", size[key])
+            continue
+        if key in size:
+            continue
+        if key in on_path:
+            line = node.start_mark.line + 1
+            raise CpsolveError(f"an alias refers to a collection that contains it (line {line})")
+        if isinstance(node, yaml.ScalarNode):
+            size[key] = 1 + len(node.value)
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node) if id(c) not in size)
+    return size[id(root)]
+
+
+def _load_yaml(text: str) -> Any:
+    loader = _BoundedLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        expanded_size(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+_TYPE_TAGS = ("function-", "tuple[", "list[", "dict[", "constrained-", "json-or-python", "lax-or-strict", "union[",
+              "literal[", "nullable[")
+"""Parts of a pydantic error location that name a type (a member of a union), not a field."""
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif not str(part).startswith(("function-", "tuple[", "list[")):
+        elif not str(part).startswith(_TYPE_TAGS) and part not in ("int", "str", "float", "bool", "none"):
             out += f".{part}" if out else str(part)
     return out
 
@@ -55,10 +158,44 @@ def _first_error(exc: ValidationError) -> CpsolveError:
     return CpsolveError(message + extra, field=_field_path(err["loc"]) or None)
 
 
+def _as_json(data: Any) -> str:
+    """The document as JSON, so that pydantic's strict JSON mode checks it (lists stand for tuples,
+    but "2", true and 2.0 are not integers). YAML-only values (dates, bytes) become strings, which
+    the schema then refuses by their field; non-finite floats become strings for the same reason."""
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return str(v)
+        if isinstance(v, dict):
+            return {str(k) if not isinstance(k, str) else k: plain(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [plain(x) for x in v]
+        return v
+
+    return json.dumps(plain(data), default=str, allow_nan=False)
+
+
+def _check_sizes(spec: PuzzleFile) -> None:
+    """The limits that need numbers from the file: container volume, chain length, piece names."""
+    container = spec.container
+    union = getattr(container, "union", None)
+    check_container(getattr(container, "box", None), None if union is None else [part.size for part in union])
+    if spec.chain is not None:
+        check_chain(spec.chain.segments)
+    for name in spec.pieces or {}:
+        if not name.strip():
+            raise CpsolveError("a piece name cannot be blank", field="pieces")
+        if "#" in name:
+            raise CpsolveError(
+                f"piece name {name!r} contains '#', which marks copies (NAME#1, NAME#2, ...)", field=f"pieces.{name}"
+            )
+
+
 def parse_puzzle_text(text: str, where: str) -> PuzzleFile:
     """Validate YAML text; `where` names its origin in error messages."""
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
+        check("max_file_bytes", "the file's size in bytes", len(text.encode("utf-8", "replace")))
+        data = _load_yaml(text)
     except CpsolveError as exc:
         raise exc.located(where) from None
     except yaml.YAMLError as exc:
@@ -66,21 +203,36 @@ def parse_puzzle_text(text: str, where: str) -> PuzzleFile:
         at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise CpsolveError(f"not valid YAML{at}: {problem}", where=where) from None
+    except (ValueError, OverflowError, RecursionError) as exc:  # PyYAML's own slips (found by tests/test_fuzz.py):
+        # an escape such as "\U100010000" reaches chr() unchecked
+        raise CpsolveError(f"not valid YAML: {exc}", where=where) from None
     if not isinstance(data, dict):
         raise CpsolveError("a puzzle file must be a YAML mapping (name:, source:, container:, ...)", where=where)
     try:
-        return PuzzleFile.model_validate(data)
+        spec = PuzzleFile.model_validate_json(_as_json(data), strict=True)
+        _check_sizes(spec)
     except ValidationError as exc:
         raise _first_error(exc).located(where) from None
+    except CpsolveError as exc:
+        raise exc.located(where) from None
+    return spec
 
 
-def read_text(path: Path) -> str:
-    """A user's text file (puzzle, CNF, solver output), or the one-line error naming it."""
+def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
+    """A user's text file (puzzle, CNF, solver output), or the one-line error naming it.
+
+    Read no further than `limit` bytes, so that a huge file or a device (`/dev/zero`) is refused
+    instead of filling the memory.
+    """
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise CpsolveError(f"the file is larger than {limit:,} bytes, too large to be read", where=str(path))
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise unreadable(path, exc) from None
 
 
 def read_puzzle_file(path: Path) -> PuzzleFile:
-    return parse_puzzle_text(read_text(path), str(path))
+    return parse_puzzle_text(read_text(path, active().max_file_bytes), str(path))

@@ -11,7 +11,7 @@ from typing import Literal
 
 from ..errors import CpsolveError
 from .chain import Chain, chain_of
-from .geometry import Shape, is_chiral, mirror, rotation_key
+from .geometry import MIRROR_X, ROTATIONS, Cell, Shape, Transform, mirror
 from .schema import PuzzleFile, Reference
 
 
@@ -20,11 +20,41 @@ class Piece:
     name: str
     shape: Shape
     count: int = 1
+    """Identical copies; with a range, the most that may be used."""
     color: str | None = None
+    min_count: int | None = None
+    """The fewest copies a solution may use (None: exactly `count`)."""
+    colors: tuple[tuple[Cell, str], ...] = ()
+    """Constraint colours of some cells of `shape` (same coordinates); uncoloured cells match anything."""
 
     @property
     def size(self) -> int:
         return len(self.shape)
+
+    @property
+    def low(self) -> int:
+        """The fewest copies a solution uses."""
+        return self.count if self.min_count is None else self.min_count
+
+    @property
+    def has_range(self) -> bool:
+        return self.low != self.count
+
+    def colored_key(self) -> tuple[tuple[Cell, str], ...]:
+        """The piece with its colours, up to rotation and translation (plain cells get colour "")."""
+        return colored_rotation_key(self.shape, self.colors)
+
+
+def colored_rotation_key(shape: Shape, colors: tuple[tuple[Cell, str], ...]) -> tuple[tuple[Cell, str], ...]:
+    """A canonical form of a coloured shape under rotations: the smallest normalized image."""
+    paint = dict(colors)
+    return min(_moved(t, shape, paint) for t in ROTATIONS)
+
+
+def _moved(t: Transform, shape: Shape, paint: dict[Cell, str]) -> tuple[tuple[Cell, str], ...]:
+    moved = [(t.apply(c), paint.get(c, "")) for c in shape]
+    lo = tuple(min(m[0][i] for m in moved) for i in range(3))
+    return tuple(sorted(((m[0] - lo[0], m[1] - lo[1], m[2] - lo[2]), k) for m, k in moved))
 
 
 @dataclass(frozen=True)
@@ -43,11 +73,29 @@ class Puzzle:
     reference: Reference | None = None
     origin: str | None = None
     """The file the puzzle was read from, so that errors found later can name it."""
+    optional: Shape = ()
+    """Cells of `container` that may stay empty (BurrTools' variable cells); the others must be filled."""
+    container_colors: tuple[tuple[Cell, str], ...] = ()
+    """Constraint colours of some container cells; an uncoloured cell takes any piece cell."""
+    color_rules: frozenset[tuple[str, str]] = frozenset()
+    """Allowed (piece colour, container colour) pairs; uncoloured cells on either side always match."""
+    groups: tuple[frozenset[str], ...] = ()
+    """Sets of piece names that may stay together when the puzzle is taken apart (disassembly)."""
 
     @property
     def n_pieces(self) -> int:
-        """Pieces placed in a solution, copies counted (a chain: its cubes)."""
+        """Pieces placed in a solution, copies counted (a chain: its cubes); with ranges, the most."""
         return self.chain.n if self.chain is not None else sum(p.count for p in self.pieces)
+
+    @property
+    def required(self) -> Shape:
+        """The container cells that every solution fills."""
+        maybe = set(self.optional)
+        return tuple(c for c in self.container if c not in maybe)
+
+    def color_allows(self, piece_color: str | None, cell_color: str | None) -> bool:
+        """BurrTools' rule: uncoloured on either side matches; else the pair must be allowed."""
+        return not piece_color or not cell_color or (piece_color, cell_color) in self.color_rules
 
     def mirror_partners(self) -> tuple[int, ...] | None:
         """For each piece, the index of the piece that is its mirror image; None if the set isn't closed.
@@ -59,21 +107,29 @@ class Puzzle:
         """
         if self.chain is not None:
             return tuple(range(self.chain.n))
-        keys = [rotation_key(p.shape) for p in self.pieces]
+        keys = [p.colored_key() for p in self.pieces]
         partners: list[int] = []
         taken: set[int] = set()
         for i, piece in enumerate(self.pieces):
-            if not is_chiral(piece.shape):
+            mirrored = colored_rotation_key(mirror(piece.shape), _mirror_colors(piece))
+            if mirrored == keys[i]:
                 partners.append(i)
                 continue
-            want = rotation_key(mirror(piece.shape))
             match = [j for j, k in enumerate(keys)
-                     if k == want and self.pieces[j].count == piece.count and j not in taken]
+                     if k == mirrored and (self.pieces[j].count, self.pieces[j].low) == (piece.count, piece.low)
+                     and j not in taken]
             if not match:
                 return None
             partners.append(match[0])
             taken.add(match[0])
         return tuple(partners)
+
+
+def _mirror_colors(piece: Piece) -> tuple[tuple[Cell, str], ...]:
+    """The piece's colours carried along by `mirror` (which normalizes the mirrored cells)."""
+    moved = {c: MIRROR_X.apply(c) for c in piece.shape}
+    lo = tuple(min(m[i] for m in moved.values()) for i in range(3))
+    return tuple((tuple(moved[c][i] - lo[i] for i in range(3)), k) for c, k in piece.colors)  # type: ignore[misc]
 
 
 def to_puzzle(spec: PuzzleFile, origin: str | None = None) -> Puzzle:
@@ -97,22 +153,59 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None) -> Puzzle:
             )
         return puzzle(kind="chain", chain=chain)
     assert spec.pieces is not None
-    pieces = tuple(Piece(n, p.shape(), p.count, p.color) for n, p in spec.pieces.items())
-    volume = sum(p.size * p.count for p in pieces)
-    if volume != len(container):
-        terms = [f"{p.count}x{p.size}" if p.count > 1 else str(p.size) for p in pieces]
-        detail = f" ({' + '.join(terms)})" if len(terms) > 1 or pieces[0].count > 1 else ""
-        raise CpsolveError(
-            f"total piece volume {volume}{detail} differs from the container volume {len(container)}",
-            field="pieces",
-        )
+    pieces = tuple(
+        Piece(n, p.shape(), p.count_range()[1], p.color,
+              p.count_range()[0] if p.count_range()[0] != p.count_range()[1] else None, p.colors())
+        for n, p in spec.pieces.items()
+    )
+    optional = spec.container.optional_cells()
+    check_volume(pieces, len(container) - len(optional), len(optional))
+    container_colors = tuple(sorted(
+        (tuple(c), name) for name, cells in (spec.container.cell_colors or {}).items() for c in cells
+    ))
+    inside = set(container)
+    for c, name in container_colors:
+        if c not in inside:
+            raise CpsolveError(f"cell {list(c)} of colour {name!r} is not in the container",
+                               field="container.cell_colors")
+    rules = frozenset((a, b) for a, targets in (spec.color_rules or {}).items() for b in targets)
+    names = {p.name for p in pieces}
+    groups = []
+    for i, group in enumerate(spec.groups or []):
+        if unknown := [n for n in group if n not in names]:
+            raise CpsolveError(f"unknown piece {unknown[0]!r}", field=f"groups.{i}")
+        groups.append(frozenset(group))
     if spec.key_piece is not None:
         match = [p for p in pieces if p.name == spec.key_piece]
         if not match:
             raise CpsolveError(f"unknown piece {spec.key_piece!r}", field="key_piece")
-        if match[0].count != 1:
+        if match[0].count != 1 or match[0].low != 1:
+            copies = f"{match[0].low}..{match[0].count}" if match[0].has_range else str(match[0].count)
             raise CpsolveError(
-                f"piece {spec.key_piece!r} has {match[0].count} copies; the key piece must be unique",
+                f"piece {spec.key_piece!r} has {copies} copies; the key piece must be used exactly once",
                 field="key_piece",
             )
-    return puzzle(pieces=pieces, key_piece=spec.key_piece)
+    return puzzle(pieces=pieces, key_piece=spec.key_piece, optional=optional, container_colors=container_colors,
+                  color_rules=rules, groups=tuple(groups))
+
+
+def check_volume(pieces: tuple[Piece, ...], required: int, optional: int) -> None:
+    """Some choice of copies must have a volume between the required cells and all cells.
+
+    Without ranges or optional cells this is the old rule: piece volume equals container volume.
+    """
+    low = sum(p.size * p.low for p in pieces)
+    high = sum(p.size * p.count for p in pieces)
+    if high >= required and low <= required + optional:
+        return
+    terms = [f"{p.count}x{p.size}" if p.count > 1 else str(p.size) for p in pieces]
+    if low == high:
+        detail = f" ({' + '.join(terms)})" if len(terms) > 1 or pieces[0].count > 1 else ""
+        volume = f"total piece volume {low}{detail}"
+    else:
+        volume = f"total piece volume between {low} and {high}"
+    if optional == 0:
+        raise CpsolveError(f"{volume} differs from the container volume {required}", field="pieces")
+    raise CpsolveError(
+        f"{volume} cannot lie between the {required} required cells and all {required + optional} cells",
+        field="pieces")

@@ -13,7 +13,9 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    NonNegativeInt,
     PositiveInt,
+    ValidationError,
     field_validator,
     model_validator,
 )
@@ -23,12 +25,22 @@ from .geometry import Cell, Shape, box_cells, is_face_connected, normalize
 Drawing = list[list[str]]
 """A list of z-layers (z = 0 first), each a list of rows (y = 0 first), each row a string (x = 0 first)."""
 
-FILLED, EMPTY = "#", "."
+FILLED, EMPTY, OPTIONAL = "#", ".", "+"
 
 
-def parse_drawing(layers: Drawing) -> Shape:
-    """Cells marked `#` in a layer drawing; rejects unknown characters and ragged rows."""
+def parse_drawing(layers: Drawing, optional: bool = False) -> Shape:
+    """Cells marked `#` in a layer drawing (and `+` when `optional`); rejects unknown characters and ragged rows."""
+    return _parse(layers, optional)[0]
+
+
+def parse_container_drawing(layers: Drawing) -> tuple[Shape, Shape]:
+    """A container drawing's cells (`#` and `+`) and, among them, the optional ones (`+`: may stay empty)."""
+    return _parse(layers, True)
+
+
+def _parse(layers: Drawing, optional: bool) -> tuple[Shape, Shape]:
     cells: list[Cell] = []
+    maybe: list[Cell] = []
     for z, layer in enumerate(layers):
         if not layer:
             raise ValueError(f"layer {z} has no rows")
@@ -41,12 +53,16 @@ def parse_drawing(layers: Drawing) -> Shape:
             for x, ch in enumerate(row):
                 if ch == FILLED:
                     cells.append((x, y, z))
+                elif optional and ch == OPTIONAL:
+                    cells.append((x, y, z))
+                    maybe.append((x, y, z))
                 elif ch != EMPTY:
+                    extra = f", '{OPTIONAL}' for a cell that may stay empty" if optional else ""
                     raise ValueError(
                         f"unknown drawing character {ch!r} in layer {z} row {y} column {x} "
-                        f"(use '{FILLED}' for a cell and '{EMPTY}' for no cell)"
+                        f"(use '{FILLED}' for a cell{extra} and '{EMPTY}' for no cell)"
                     )
-    return tuple(sorted(cells))
+    return tuple(sorted(cells)), tuple(sorted(maybe))
 
 
 def _drawing_cells(layers: Drawing | None) -> Shape | None:
@@ -59,6 +75,23 @@ class _Strict(BaseModel):
 
 Triple = tuple[int, int, int]
 PositiveTriple = tuple[PositiveInt, PositiveInt, PositiveInt]
+ColorName = Annotated[str, Field(min_length=1)]
+CellColors = dict[ColorName, list[Triple]]
+"""Constraint colours of cells: colour name -> the cells that carry it (an uncoloured cell matches anything)."""
+
+
+def _check_cell_colors(v: CellColors | None) -> CellColors | None:
+    """No cell may carry two colours."""
+    if v is None:
+        return v
+    seen: dict[Triple, str] = {}
+    for name, cells in v.items():
+        for c in cells:
+            c = tuple(c)  # type: ignore[assignment]
+            if c in seen:
+                raise ValueError(f"cell {list(c)} has two colours ({seen[c]!r} and {name!r})")
+            seen[c] = name
+    return v
 
 
 class BoxPart(_Strict):
@@ -74,14 +107,24 @@ class ContainerSpec(_Strict):
     box: PositiveTriple | None = None
     layers: Drawing | None = None
     union: list[BoxPart] | None = Field(default=None, min_length=1)
+    optional: list[Triple] | None = Field(
+        default=None, description="cells that may stay empty (added to the container; '+' in a drawing)")
+    cell_colors: CellColors | None = Field(
+        default=None, description="constraint colour -> container cells carrying it (see color_rules)")
 
     @field_validator("layers")
     @classmethod
     def _check_layers(cls, v: Drawing | None) -> Drawing | None:
-        cells = _drawing_cells(v)
-        if cells is not None and not cells:
-            raise ValueError("the drawing has no '#' cells")
+        if v is not None:
+            cells, maybe = parse_container_drawing(v)
+            if len(cells) == len(maybe):
+                raise ValueError("the drawing has no '#' cells")
         return v
+
+    @field_validator("cell_colors")
+    @classmethod
+    def _check_colors(cls, v: CellColors | None) -> CellColors | None:
+        return _check_cell_colors(v)
 
     @model_validator(mode="after")
     def _exactly_one(self) -> ContainerSpec:
@@ -91,12 +134,35 @@ class ContainerSpec(_Strict):
         return self
 
     def cells(self) -> Shape:
+        """Every cell of the container, the optional ones included."""
+        return tuple(sorted(set(self._given()) | set(self.optional_cells())))
+
+    def optional_cells(self) -> Shape:
+        """The cells that may stay empty: `+` in a drawing and the `optional:` list."""
+        drawn = parse_container_drawing(self.layers)[1] if self.layers is not None else ()
+        listed = [tuple(c) for c in self.optional or []]
+        return tuple(sorted(set(drawn) | set(listed)))  # type: ignore[arg-type]
+
+    def _given(self) -> Shape:
         if self.box is not None:
             return box_cells(self.box)
         if self.layers is not None:
-            return parse_drawing(self.layers)
+            return parse_container_drawing(self.layers)[0]
         assert self.union is not None
         return tuple(sorted({c for part in self.union for c in box_cells(part.size, part.at)}))
+
+
+class CountRange(_Strict):
+    """A piece used between `min` and `max` times (Knuth's multiplicities; BurrTools' ranges)."""
+
+    min: NonNegativeInt = 0
+    max: PositiveInt
+
+    @model_validator(mode="after")
+    def _ordered(self) -> CountRange:
+        if self.min > self.max:
+            raise ValueError(f"min {self.min} is larger than max {self.max}")
+        return self
 
 
 class PieceSpec(_Strict):
@@ -104,8 +170,30 @@ class PieceSpec(_Strict):
 
     layers: Drawing | None = None
     cells: list[Triple] | None = None
-    count: PositiveInt = 1
-    color: str | None = None
+    count: PositiveInt | CountRange = Field(
+        default=1, description="identical copies: a number, or {min, max} for a range of copies")
+    color: str | None = Field(default=None, description="display colour")
+    cell_colors: CellColors | None = Field(
+        default=None, description="constraint colour -> cells of the piece (in the coordinates given) carrying it")
+
+    @field_validator("cell_colors")
+    @classmethod
+    def _check_colors(cls, v: CellColors | None) -> CellColors | None:
+        return _check_cell_colors(v)
+
+    @field_validator("count", mode="before")
+    @classmethod
+    def _count_range(cls, v: object) -> object:
+        """A mapping is a range: validate it here so that its error is the one reported (not the
+        union's "should be an integer")."""
+        if isinstance(v, dict):
+            try:
+                return CountRange.model_validate(v)
+            except ValidationError as exc:
+                err = exc.errors(include_url=False)[0]
+                where = ".".join(str(p) for p in err["loc"])
+                raise ValueError((f"{where}: " if where else "") + err["msg"].removeprefix("Value error, ")) from None
+        return v
 
     @field_validator("layers")
     @classmethod
@@ -130,12 +218,35 @@ class PieceSpec(_Strict):
             raise ValueError("the piece is empty")
         if not is_face_connected(shape):
             raise ValueError("the piece is not face-connected")
+        given = set(self._raw())
+        for name, cells in (self.cell_colors or {}).items():
+            for c in cells:
+                if tuple(c) not in given:
+                    raise ValueError(f"cell_colors: cell {list(c)} of colour {name!r} is not a cell of the piece")
         return self
 
-    def shape(self) -> Shape:
+    def _raw(self) -> Shape:
         if self.layers is not None:
-            return normalize(parse_drawing(self.layers))
-        return normalize(tuple(c) for c in self.cells or [])
+            return parse_drawing(self.layers)
+        return tuple(tuple(c) for c in self.cells or [])  # type: ignore[misc]
+
+    def shape(self) -> Shape:
+        return normalize(self._raw())
+
+    def count_range(self) -> tuple[int, int]:
+        """(min, max) copies; a plain count n is (n, n)."""
+        if isinstance(self.count, CountRange):
+            return self.count.min, self.count.max
+        return self.count, self.count
+
+    def colors(self) -> tuple[tuple[Cell, str], ...]:
+        """The coloured cells in the normalized shape's coordinates (shifted like `shape`)."""
+        raw = self._raw()
+        lo = tuple(min(c[i] for c in raw) for i in range(3))
+        return tuple(sorted(
+            ((c[0] - lo[0], c[1] - lo[1], c[2] - lo[2]), name)
+            for name, cells in (self.cell_colors or {}).items() for c in cells
+        ))
 
 
 class ChainSpec(_Strict):
@@ -183,6 +294,12 @@ class PuzzleFile(_Strict):
     chain: ChainSpec | None = None
     key_piece: str | None = Field(default=None, description="override the automatic symmetry-breaking piece")
     reference: Reference | None = None
+    color_rules: dict[ColorName, list[ColorName]] | None = Field(
+        default=None,
+        description="piece colour -> the container colours it may sit on (an uncoloured cell matches anything; "
+        "a piece colour not listed may only sit on uncoloured cells)")
+    groups: list[list[str]] | None = Field(
+        default=None, description="sets of piece names that may stay together when the puzzle is taken apart")
 
     @model_validator(mode="after")
     def _kind_fields(self) -> PuzzleFile:
@@ -196,4 +313,7 @@ class PuzzleFile(_Strict):
                 raise ValueError("a 'chain' puzzle needs a 'chain' entry (segments or constraints)")
             if self.pieces is not None or self.key_piece is not None:
                 raise ValueError("a 'chain' puzzle takes no 'pieces' or 'key_piece'")
+            extras = [k for k in ("color_rules", "groups") if getattr(self, k) is not None]
+            if self.container.optional_cells() or self.container.cell_colors or extras:
+                raise ValueError("a 'chain' puzzle takes no optional cells, colours or groups")
         return self

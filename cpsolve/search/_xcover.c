@@ -12,11 +12,33 @@
  *    a sum of remaining piece sizes (a subset-sum bitset), which prunes dead pockets that MRV only
  *    finds several levels deeper.
  *  - Identical copies are one item with a multiplicity, so each set of placements is found once.
+ *  - Designers' generalisations (Knuth's XCC with multiplicities): cells outside `req` are optional
+ *    (secondary items, covered at most once) and a piece may be used anywhere in [low, count]. The
+ *    search branches on required cells only; once they are covered it reports the set if every
+ *    piece has reached its low bound (`short_` copies are still missing otherwise), then, when there
+ *    are optional cells, adds further placements (necessarily in optional cells) in list order, so
+ *    that each solution is generated once (`extend`). Without these features req == full, low ==
+ *    count and short_ stays 0: the hot loop is the same.
  * The GIL is released during search and re-taken only for the solution callback and, every 2^14
  * nodes, to let Ctrl-C through; solutions already passed to the callback are never lost.
+ *
+ * The state of the search, and how it is undone (in the manner of Knuth's DLX programs):
+ *  - Level d (0 <= d <= max_depth) owns four slices, written only when level d-1 creates it and read
+ *    only by level d and its descendants: live[d] (the n_live placements that still fit: disjoint
+ *    from occ[d], piece not exhausted), counts[d] (per empty cell, "covered by >= k+1 of them" bit
+ *    planes), pcount[d] (live placements per piece) and occ[d] (filled cells).
+ *  - Invariant on entry to level d: occ[d] is the union of chosen[0..n_chosen-1]; rem[p] is the
+ *    count of piece p minus its uses in chosen; bit p of `exhausted` is set iff rem[p] == 0 (p < 64);
+ *    live[d] holds exactly the rows r with mask(r) & occ[d] == 0 and rem[piece(r)] > 0.
+ *  - A child is made by choosing one live row: push it on `chosen`, decrement rem, set its exhausted
+ *    bit when rem reaches 0, and write level d+1's slices from live[d] (never touching level d's).
+ *  - Undo is therefore only the three scalars: pop `chosen`, increment rem, restore `exhausted`
+ *    from the copy saved before the choice. Level d's slices are intact because children write only
+ *    above d; nothing else needs restoring, on every path out of the loop (solution, stop, return).
+ *  - All buffers are allocated once per search (ctx_start) with their size from the problem: no
+ *    stack array depends on the input.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_native.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +57,9 @@ typedef struct {
     int *piece_size;     /* n_pieces (0 when a piece has no rows) */
     uint64_t *nb;        /* n_cells * W neighbour masks, or NULL (no region pruning) */
     uint64_t full[MAXW];
+    uint64_t req[MAXW];  /* required cells (== full without optional cells) */
+    int *piece_low;      /* n_pieces: fewest copies a solution uses (== piece_count without ranges) */
+    int has_optional;
 } Engine;
 
 #ifndef LEVELS
@@ -50,8 +75,11 @@ typedef struct {
     Counts *counts;      /* (max_depth + 2) */
     int *pcount;         /* (max_depth + 2) * n_pieces: live placements per piece */
     uint64_t *occ;       /* (max_depth + 2) * MAXW: filled cells per level */
-    int *rem;            /* n_pieces */
+    int *rem;            /* n_pieces: copies that may still be placed */
+    int *need;           /* n_pieces: copies that must still be placed (low - used, may be negative) */
+    int short_;          /* sum of the positive need[p]: 0 when every low bound is met */
     int *chosen;         /* max_depth + 1 */
+    int *sorted_rows;    /* max_depth + 1: a solution's rows, sorted for the callback */
     int *scratch;        /* n_cells */
     int n_chosen;
     long long nodes, solutions, max_solutions, scanned, dead;
@@ -79,7 +107,7 @@ static int cmp_int(const void *a, const void *b) {
 static int report(Ctx *c) {
     c->solutions++;
     if (c->callback != NULL && c->callback != Py_None) {
-        int rows[c->n_chosen > 0 ? c->n_chosen : 1];
+        int *rows = c->sorted_rows;
         memcpy(rows, c->chosen, sizeof(int) * (size_t)c->n_chosen);
         qsort(rows, (size_t)c->n_chosen, sizeof(int), cmp_int);
         PyEval_RestoreThread(c->ts);
@@ -228,8 +256,70 @@ static int exact_pick(Ctx *c, const uint64_t *live, int n_live, const uint64_t *
     int best = -1;
     *n = 1 << 30;
     for (int cell = 0; cell < e->n_cells; cell++)
-        if (!((occ[cell / 64] >> (cell % 64)) & 1) && cnt[cell] < *n) { *n = cnt[cell]; best = cell; }
+        if (!((occ[cell / 64] >> (cell % 64)) & 1) && ((e->req[cell / 64] >> (cell % 64)) & 1) && cnt[cell] < *n) {
+            *n = cnt[cell];
+            best = cell;
+        }
     return best;
+}
+
+/* Every required cell is covered (occ[depth]): report the set if the low bounds are met, then add
+ * each further live placement in list order, recursing on the entries after it, so every set of
+ * extra placements (all in optional cells) is generated exactly once. live[depth] holds only
+ * placements that fit. */
+static void extend(Ctx *c, int depth, int n_live, const int W) {
+    const Engine *e = c->e;
+    const int E = ENTRY(W);
+    c->nodes++;
+    if (checkpoint(c)) return;
+    if (c->short_ == 0 && report(c)) return;
+    if (c->short_ > n_live) return;
+    const uint64_t *live = c->live + (size_t)depth * e->n_rows * E;
+    const uint64_t *occ = c->occ + (size_t)depth * MAXW;
+    uint64_t *child = c->live + (size_t)(depth + 1) * e->n_rows * E;
+    uint64_t *nocc = c->occ + (size_t)(depth + 1) * MAXW;
+    for (int i = 0; i < n_live; i++) {
+        const uint64_t *m = live + (size_t)i * E;
+        const int p = (int)(uint32_t)m[W];
+        for (int w = 0; w < W; w++) nocc[w] = occ[w] | m[w];
+        c->chosen[c->n_chosen++] = (int)(m[W] >> 32);
+        c->rem[p]--;
+        c->short_ -= c->need[p]-- > 0;
+        int n_child = 0;
+        for (int j = i + 1; j < n_live; j++) {
+            const uint64_t *mq = live + (size_t)j * E;
+            const int q = (int)(uint32_t)mq[W];
+            uint64_t clash = 0;
+            for (int w = 0; w < W; w++) clash |= mq[w] & nocc[w];
+            if (clash || c->rem[q] == 0) continue;
+            memcpy(child + (size_t)n_child * E, mq, sizeof(uint64_t) * (size_t)E);
+            n_child++;
+        }
+        extend(c, depth + 1, n_child, W);
+        c->short_ += ++c->need[p] > 0;
+        c->rem[p]++;
+        c->n_chosen--;
+        if (c->stop) return;
+    }
+}
+
+/* The placement just chosen at `depth` covered the last required cell (its cells: nocc): collect
+ * the live placements that still fit into level depth + 1 and enumerate the extensions. */
+static void finish(Ctx *c, int depth, int n_live, const uint64_t *nocc, const int W) {
+    const Engine *e = c->e;
+    const int E = ENTRY(W);
+    const uint64_t *live = c->live + (size_t)depth * e->n_rows * E;
+    uint64_t *child = c->live + (size_t)(depth + 1) * e->n_rows * E;
+    int n_child = 0;
+    for (int j = 0; j < n_live; j++) {
+        const uint64_t *mq = live + (size_t)j * E;
+        uint64_t clash = 0;
+        for (int w = 0; w < W; w++) clash |= mq[w] & nocc[w];
+        if (clash || c->rem[(int)(uint32_t)mq[W]] == 0) continue;
+        memcpy(child + (size_t)n_child * E, mq, sizeof(uint64_t) * (size_t)E);
+        n_child++;
+    }
+    extend(c, depth + 1, n_child, W);
 }
 
 /* Fill the cell (or single-copy piece) with the fewest live placements, each way; recurse. */
@@ -244,7 +334,7 @@ static inline __attribute__((always_inline)) void search_body(
     const int *pcount = c->pcount + (size_t)depth * e->n_pieces;
     uint64_t *occ = c->occ + (size_t)depth * MAXW;
     int best_count = 0;
-    int best = pick_cell(counts, occ, e->full, W, &best_count);
+    int best = pick_cell(counts, occ, e->req, W, &best_count);
     if (best < 0) { c->dead++; return; }
     if (best_count >= LEVELS) best = exact_pick(c, live, n_live, occ, W, &best_count);
     /* A single-copy piece with fewer candidates than the best cell is the better branch (pieces are
@@ -254,8 +344,8 @@ static inline __attribute__((always_inline)) void search_body(
         int left = c->rem[p];
         if (left == 0) continue;
         int n = pcount[p];
-        if (n < left) { c->dead++; return; }
-        if (left == 1 && n < best_count) { best_count = n; best_piece = p; }
+        if (n < c->need[p]) { c->dead++; return; }
+        if (left == 1 && c->need[p] == 1 && n < best_count) { best_count = n; best_piece = p; }
     }
     if (c->region_pruning && !regions_ok(e, c, occ, W)) return;
     const int bw = best / 64; /* used when best_piece < 0 */
@@ -271,14 +361,22 @@ static inline __attribute__((always_inline)) void search_body(
         int done = 1;
         for (int w = 0; w < W; w++) {
             nocc[w] = occ[w] | m[w];
-            done &= nocc[w] == e->full[w];
+            done &= (nocc[w] & e->req[w]) == e->req[w];
         }
         c->chosen[c->n_chosen++] = (int)(m[W] >> 32);
         c->rem[p]--;
+        c->short_ -= c->need[p]-- > 0;
         const uint64_t saved_exhausted = c->exhausted;
         if (c->rem[p] == 0) c->exhausted |= m[W + 1];
         if (done) {
-            if (report(c)) { c->rem[p]++; c->n_chosen--; c->exhausted = saved_exhausted; return; }
+            int stop = 0;
+            if (e->has_optional) {
+                finish(c, depth, n_live, nocc, W);
+                stop = c->stop != 0;
+            } else if (c->short_ == 0) {
+                stop = report(c);
+            }
+            if (stop) { c->short_ += ++c->need[p] > 0; c->rem[p]++; c->n_chosen--; c->exhausted = saved_exhausted; return; }
         } else {
             memset(child_counts, 0, sizeof(Counts));
             memset(child_pcount, 0, sizeof(int) * (size_t)e->n_pieces);
@@ -306,6 +404,7 @@ static inline __attribute__((always_inline)) void search_body(
             recurse(c, depth + 1, n_child);
         }
         c->exhausted = saved_exhausted;
+        c->short_ += ++c->need[p] > 0;
         c->rem[p]++;
         c->n_chosen--;
         if (c->stop) return;
@@ -321,37 +420,14 @@ static void search_wn(Ctx *c, int depth, int n_live) { search_body(c, depth, n_l
 
 static void engine_free_arrays(Engine *e) {
     free(e->mask); free(e->row_piece); free(e->cell_start); free(e->cells);
-    free(e->piece_count); free(e->piece_size); free(e->nb);
+    free(e->piece_count); free(e->piece_size); free(e->nb); free(e->piece_low);
     e->mask = NULL; e->row_piece = NULL; e->cell_start = NULL; e->cells = NULL;
-    e->piece_count = NULL; e->piece_size = NULL; e->nb = NULL;
+    e->piece_count = NULL; e->piece_size = NULL; e->nb = NULL; e->piece_low = NULL;
 }
 
 static void Engine_dealloc(Engine *self) {
     engine_free_arrays(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-/* Read a sequence of ints; -1 and an exception on error. */
-static int read_ints(PyObject *obj, int *out, Py_ssize_t n, int lo, int hi, const char *what) {
-    PyObject *seq = PySequence_Fast(obj, what);
-    if (seq == NULL) return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != n) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd values", what, n);
-        Py_DECREF(seq);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (v == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
-        if (v < lo || v >= hi) {
-            PyErr_Format(PyExc_ValueError, "%s: value %ld out of range [%d, %d)", what, v, lo, hi);
-            Py_DECREF(seq);
-            return -1;
-        }
-        out[i] = (int)v;
-    }
-    Py_DECREF(seq);
-    return 0;
 }
 
 static int read_rows(Engine *e, PyObject *row_cells) {
@@ -375,7 +451,7 @@ static int read_rows(Engine *e, PyObject *row_cells) {
         PyObject *row = PySequence_Fast_GET_ITEM(seq, r);
         Py_ssize_t n = PyObject_Length(row);
         e->cell_start[r] = (int)at;
-        if (read_ints(row, e->cells + at, n, 0, e->n_cells, "row cell") < 0) { Py_DECREF(seq); return -1; }
+        if (cps_read_ints(row, e->cells + at, n, 0, e->n_cells, "row cell") < 0) { Py_DECREF(seq); return -1; }
         for (Py_ssize_t k = 0; k < n; k++) {
             int cell = e->cells[at + k];
             uint64_t *m = e->mask + (size_t)r * e->W + cell / 64;
@@ -415,8 +491,13 @@ static int read_neighbors(Engine *e, PyObject *neighbors) {
         PyObject *lst = PySequence_Fast_GET_ITEM(seq, cell);
         Py_ssize_t n = PyObject_Length(lst);
         if (n < 0) { Py_DECREF(seq); return -1; }
-        int buf[n > 0 ? n : 1];
-        if (read_ints(lst, buf, n, 0, e->n_cells, "neighbor") < 0) { Py_DECREF(seq); return -1; }
+        if (n > 6) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "neighbors: cell %d has %zd, a cube has at most 6", cell, n);
+            return -1;
+        }
+        int buf[6];
+        if (cps_read_ints(lst, buf, n, 0, e->n_cells, "neighbor") < 0) { Py_DECREF(seq); return -1; }
         for (Py_ssize_t k = 0; k < n; k++) e->nb[(size_t)cell * e->W + buf[k] / 64] |= (uint64_t)1 << (buf[k] % 64);
     }
     Py_DECREF(seq);
@@ -454,11 +535,12 @@ static int rows_connected(const Engine *e) {
 }
 
 static int Engine_init(Engine *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"n_cells", "piece_counts", "row_piece", "row_cells", "neighbors", NULL};
+    static char *kwlist[] = {"n_cells", "piece_counts", "row_piece", "row_cells", "neighbors", "piece_low",
+                             "optional", NULL};
     int n_cells;
-    PyObject *piece_counts, *row_piece, *row_cells, *neighbors = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOO|O", kwlist, &n_cells, &piece_counts, &row_piece,
-                                     &row_cells, &neighbors))
+    PyObject *piece_counts, *row_piece, *row_cells, *neighbors = NULL, *piece_low = NULL, *optional = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOO|OOO", kwlist, &n_cells, &piece_counts, &row_piece,
+                                     &row_cells, &neighbors, &piece_low, &optional))
         return -1;
     engine_free_arrays(self);
     if (n_cells <= 0 || n_cells > 64 * MAXW) {
@@ -476,20 +558,45 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kwds) {
     self->n_pieces = (int)n_pieces;
     self->n_rows = (int)n_rows;
     self->piece_count = calloc((size_t)n_pieces + 1, sizeof(int));
+    self->piece_low = calloc((size_t)n_pieces + 1, sizeof(int));
     self->piece_size = calloc((size_t)n_pieces + 1, sizeof(int));
     self->row_piece = calloc((size_t)n_rows + 1, sizeof(int));
     self->cell_start = calloc((size_t)n_rows + 1, sizeof(int));
-    if (!self->piece_count || !self->piece_size || !self->row_piece || !self->cell_start) {
+    if (!self->piece_count || !self->piece_low || !self->piece_size || !self->row_piece || !self->cell_start) {
         PyErr_NoMemory();
         return -1;
     }
-    if (read_ints(piece_counts, self->piece_count, n_pieces, 0, 1 << 20, "piece_counts") < 0) return -1;
-    if (read_ints(row_piece, self->row_piece, n_rows, 0, (int)n_pieces, "row_piece") < 0) return -1;
+    if (cps_read_ints(piece_counts, self->piece_count, n_pieces, 0, 1 << 20, "piece_counts") < 0) return -1;
+    if (piece_low == NULL || piece_low == Py_None)
+        memcpy(self->piece_low, self->piece_count, sizeof(int) * (size_t)n_pieces);
+    else if (cps_read_ints(piece_low, self->piece_low, n_pieces, 0, 1 << 20, "piece_low") < 0)
+        return -1;
+    for (int p = 0; p < n_pieces; p++)
+        if (self->piece_low[p] > self->piece_count[p]) {
+            PyErr_Format(PyExc_ValueError, "piece %d: low bound %d above count %d", p, self->piece_low[p],
+                         self->piece_count[p]);
+            return -1;
+        }
+    if (cps_read_ints(row_piece, self->row_piece, n_rows, 0, (int)n_pieces, "row_piece") < 0) return -1;
     if (read_rows(self, row_cells) < 0) return -1;
     if (read_neighbors(self, neighbors) < 0) return -1;
     if (self->nb != NULL && !rows_connected(self)) { free(self->nb); self->nb = NULL; }
     memset(self->full, 0, sizeof(self->full));
     for (int cell = 0; cell < n_cells; cell++) self->full[cell / 64] |= (uint64_t)1 << (cell % 64);
+    memcpy(self->req, self->full, sizeof(self->req));
+    self->has_optional = 0;
+    if (optional != NULL && optional != Py_None) {
+        Py_ssize_t n_opt = PyObject_Length(optional);
+        if (n_opt < 0) return -1;
+        int *opt = malloc(sizeof(int) * (size_t)(n_opt + 1));
+        if (!opt) { PyErr_NoMemory(); return -1; }
+        if (cps_read_ints(optional, opt, n_opt, 0, n_cells, "optional") < 0) { free(opt); return -1; }
+        for (Py_ssize_t k = 0; k < n_opt; k++) self->req[opt[k] / 64] &= ~((uint64_t)1 << (opt[k] % 64));
+        free(opt);
+        self->has_optional = n_opt > 0;
+        /* region sizes need not be sums of piece sizes when cells may stay empty */
+        if (self->has_optional) { free(self->nb); self->nb = NULL; }
+    }
     self->max_depth = 0;
     for (int p = 0; p < n_pieces; p++) self->max_depth += self->piece_count[p];
     if (self->max_depth > n_cells) self->max_depth = n_cells;
@@ -497,7 +604,8 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kwds) {
 }
 
 static void ctx_free(Ctx *c) {
-    free(c->live); free(c->counts); free(c->pcount); free(c->occ); free(c->rem); free(c->chosen); free(c->scratch);
+    free(c->live); free(c->counts); free(c->pcount); free(c->occ); free(c->rem); free(c->need); free(c->chosen);
+    free(c->sorted_rows); free(c->scratch);
 }
 
 /* Allocate the search state, apply the forced rows and build level 0's live list.
@@ -511,28 +619,39 @@ static int ctx_start(Ctx *c, Engine *e, PyObject *forced, int *n_live) {
     c->pcount = calloc(levels * (size_t)(e->n_pieces + 1), sizeof(int));
     c->occ = calloc(levels * MAXW, sizeof(uint64_t));
     c->rem = malloc(sizeof(int) * (size_t)(e->n_pieces + 1));
+    c->need = malloc(sizeof(int) * (size_t)(e->n_pieces + 1));
     c->chosen = malloc(sizeof(int) * (size_t)(e->max_depth + 1));
+    c->sorted_rows = malloc(sizeof(int) * (size_t)(e->max_depth + 1));
     c->scratch = malloc(sizeof(int) * (size_t)e->n_cells);
-    if (!c->live || !c->counts || !c->pcount || !c->occ || !c->rem || !c->chosen || !c->scratch) {
+    if (!c->live || !c->counts || !c->pcount || !c->occ || !c->rem || !c->need || !c->chosen || !c->sorted_rows
+        || !c->scratch) {
         PyErr_NoMemory();
         return -1;
     }
     memcpy(c->rem, e->piece_count, sizeof(int) * (size_t)e->n_pieces);
+    memcpy(c->need, e->piece_low, sizeof(int) * (size_t)e->n_pieces);
     c->region_pruning = e->nb != NULL;
     c->many_pieces = e->n_pieces > 64;
     Py_ssize_t nf = forced == NULL ? 0 : PyObject_Length(forced);
     if (nf < 0) return -1;
-    int rows[nf > 0 ? nf : 1];
-    if (nf > 0 && read_ints(forced, rows, nf, 0, e->n_rows, "forced") < 0) return -1;
+    if (nf > e->max_depth) {
+        PyErr_Format(PyExc_ValueError, "forced: %zd rows, more than the %d pieces", nf, e->max_depth);
+        return -1;
+    }
+    int *rows = c->sorted_rows; /* free until the first solution */
+    if (nf > 0 && cps_read_ints(forced, rows, nf, 0, e->n_rows, "forced") < 0) return -1;
     uint64_t *occ = c->occ;
     int ok = 1;
     for (Py_ssize_t i = 0; i < nf; i++) {
         const uint64_t *m = e->mask + (size_t)rows[i] * e->W;
         for (int w = 0; w < e->W; w++) { if (occ[w] & m[w]) ok = 0; occ[w] |= m[w]; }
         if (c->rem[e->row_piece[rows[i]]]-- <= 0) ok = 0;
-        if (c->n_chosen < e->max_depth) c->chosen[c->n_chosen++] = rows[i]; else ok = 0;
+        c->need[e->row_piece[rows[i]]]--;
+        c->chosen[c->n_chosen++] = rows[i];
     }
     if (!ok) return 0;
+    c->short_ = 0;
+    for (int p = 0; p < e->n_pieces; p++) c->short_ += c->need[p] > 0 ? c->need[p] : 0;
     int n = 0;
     for (int r = 0; r < e->n_rows; r++) {
         if (c->rem[e->row_piece[r]] <= 0) continue;
@@ -552,8 +671,9 @@ static int ctx_start(Ctx *c, Engine *e, PyObject *forced, int *n_live) {
     return 1;
 }
 
+/* Every required cell is covered by the forced rows. */
 static int all_full(const Engine *e, const Ctx *c) {
-    for (int w = 0; w < e->W; w++) if (c->occ[w] != e->full[w]) return 0;
+    for (int w = 0; w < e->W; w++) if ((c->occ[w] & e->req[w]) != e->req[w]) return 0;
     return 1;
 }
 
@@ -580,7 +700,10 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
     }
     c.ts = PyEval_SaveThread();
     if (started == 1) {
-        if (all_full(self, &c)) report(&c);
+        if (all_full(self, &c)) {
+            if (self->has_optional) extend(&c, 0, n_live, self->W);
+            else if (c.short_ == 0) report(&c);
+        }
         else if (self->W == 1) search_w1(&c, 0, n_live);
         else if (self->W == 2) search_w2(&c, 0, n_live);
         else if (self->W == 4) search_w4(&c, 0, n_live);
@@ -594,55 +717,21 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
                          "scanned", c.scanned, "status", status);
 }
 
-/* The placements covering the cell the search would fill next after `forced`: splitting on them
- * partitions the solutions (for parallel workers). Empty when `forced` is dead or complete. */
-static PyObject *Engine_branches(Engine *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"forced", NULL};
-    PyObject *forced = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &forced)) return NULL;
-    if (self->mask == NULL) { PyErr_SetString(PyExc_RuntimeError, "Engine not initialised"); return NULL; }
-    Ctx c;
-    int n_live = 0;
-    int started = ctx_start(&c, self, forced, &n_live);
-    if (started < 0) { ctx_free(&c); return NULL; }
-    PyObject *out = PyList_New(0);
-    if (out != NULL && started == 1 && !all_full(self, &c)) {
-        const int W = self->W, E = ENTRY(W);
-        int n = 0, best = pick_cell(&c.counts[0], c.occ, self->full, W, &n), best_piece = -1;
-        for (int p = 0; best >= 0 && p < self->n_pieces; p++)
-            if (c.rem[p] == 1 && c.pcount[p] < n) { n = c.pcount[p]; best_piece = p; }
-        for (int i = 0; best >= 0 && i < n_live; i++) {
-            const uint64_t *m = c.live + (size_t)i * E;
-            int covers = best_piece >= 0 ? (int)(uint32_t)m[W] == best_piece : (int)((m[best / 64] >> (best % 64)) & 1);
-            if (!covers) continue;
-            PyObject *v = PyLong_FromLong((long)(m[W] >> 32));
-            if (v == NULL || PyList_Append(out, v) < 0) { Py_XDECREF(v); Py_CLEAR(out); break; }
-            Py_DECREF(v);
-        }
-    }
-    ctx_free(&c);
-    if (out == NULL) return NULL;
-    PyObject *t = PyList_AsTuple(out);
-    Py_DECREF(out);
-    return t;
-}
-
 static PyMethodDef Engine_methods[] = {
     {"search", (PyCFunction)(void (*)(void))Engine_search, METH_VARARGS | METH_KEYWORDS,
      "search(callback, *, forced=(), max_solutions=0, timeout=None, region_pruning=True) -> dict\n"
      "Call callback(sorted row tuple) per solution containing the forced rows; a truthy return stops.\n"
      "Returns {'solutions', 'nodes', 'dead' (nodes with an uncoverable cell or piece),\n"
      "'scanned' (list entries filtered), 'status': 'complete'|'stopped'|'timeout'}."},
-    {"branches", (PyCFunction)(void (*)(void))Engine_branches, METH_VARARGS | METH_KEYWORDS,
-     "branches(forced=()) -> tuple of rows covering the next cell the search would fill."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject EngineType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cpsolve._xcover.Engine",
     .tp_basicsize = sizeof(Engine),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Engine(n_cells, piece_counts, row_piece, row_cells, neighbors=None): exact cover with\n"
-              "multiplicities; neighbors (one list per cell) enables region-size pruning.",
+    .tp_doc = "Engine(n_cells, piece_counts, row_piece, row_cells, neighbors=None, piece_low=None, optional=None):\n"
+              "exact cover with multiplicities (piece p used piece_low[p]..piece_counts[p] times) and\n"
+              "optional cells (covered at most once); neighbors (one list per cell) enables region-size pruning.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Engine_init,
     .tp_dealloc = (destructor)Engine_dealloc,
@@ -656,15 +745,4 @@ static struct PyModuleDef module = {
     .m_size = -1,
 };
 
-PyMODINIT_FUNC PyInit__xcover(void) {
-    if (PyType_Ready(&EngineType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (m == NULL) return NULL;
-    Py_INCREF(&EngineType);
-    if (PyModule_AddObject(m, "Engine", (PyObject *)&EngineType) < 0) {
-        Py_DECREF(&EngineType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
+PyMODINIT_FUNC PyInit__xcover(void) { return cps_module_with_type(&module, &EngineType, "Engine"); }

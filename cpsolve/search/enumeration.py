@@ -6,6 +6,7 @@ something ("3 of 41 subproblems done") and a natural unit for interruption and p
 
 from __future__ import annotations
 
+import math
 import signal
 import threading
 import time
@@ -27,6 +28,7 @@ from ..problem.symmetry import (
 )
 from ..puzzle.model import Puzzle
 from .backends import Backend, SearchStats, Status
+from .estimate import smallest_tree_key
 from .parallel import run_parallel
 from .result import EnumerationResult, Progress, SolutionClass, merge_stats
 
@@ -54,8 +56,9 @@ def build_problem(puzzle: Puzzle) -> ExactCoverProblem:
 def prepare(puzzle: Puzzle, symmetry_breaking: bool = True) -> Prepared:
     """Placements, the container's symmetry group, the key restriction and the canonicalizer."""
     problem = build_problem(puzzle)
-    group = container_group(problem.cells)
-    key = choose_key(problem, group, puzzle.key_piece) if symmetry_breaking else no_key()
+    group = container_group(problem.cells, problem.cell_classes)
+    pick = smallest_tree_key(problem) if problem.kind != "chain" else None
+    key = choose_key(problem, group, puzzle.key_piece, pick) if symmetry_breaking else no_key()
     return Prepared(puzzle.name, problem, group, apply_key(problem, key), Canonicalizer(problem, group))
 
 
@@ -64,9 +67,14 @@ def subproblems(broken: BrokenProblem) -> list[tuple[int, ...]]:
     return [(r,) for r in broken.key_rows] or [()]
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Ctrl-C, `kill PID` and a closed terminal: each ends a run the same orderly way (the command line
+turns SIGTERM and SIGHUP into KeyboardInterrupt; left at their defaults they end the process)."""
+
+
 @contextmanager
 def _ctrl_c_held() -> Iterator[None]:
-    """Hold Ctrl-C while one solution is counted and written, then deliver it.
+    """Hold Ctrl-C (and SIGTERM, SIGHUP) while one solution is counted and written, then deliver it.
 
     A KeyboardInterrupt raised between counting a class and writing it would leave the summary one
     class ahead of the file (seen with --workers 2, where the parent does both while workers run).
@@ -76,13 +84,20 @@ def _ctrl_c_held() -> Iterator[None]:
         yield
         return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+
+    def hold(signum: int, _frame: object) -> None:
+        caught.append(signum)
+
+    previous = [(sig, signal.signal(sig, hold)) for sig in STOP_SIGNALS]
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        signal.raise_signal(signal.SIGINT)
+        for sig, handler in previous:
+            # None: a handler set outside Python (a solver library); put back Python's default.
+            default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
+            signal.signal(sig, default if handler is None else handler)
+    for signum in dict.fromkeys(caught):
+        signal.raise_signal(signum)
 
 
 class _Collector:
@@ -133,10 +148,13 @@ def enumerate_classes(
 ) -> EnumerationResult:
     """Enumerate every solution, streaming each new class; Ctrl-C ends it with status INTERRUPTED.
 
-    `limit` stops after that many classes (up to rotation and reflection). With `workers` > 1 the
-    subproblems run in a process pool and their solutions are merged here, in this process, so
-    counting and output are the same code either way.
+    `limit` stops after that many classes (up to rotation and reflection). `timeout` (seconds, finite
+    and > 0) is a deadline: the run ends with status TIMEOUT within a fraction of a second of it.
+    With `workers` > 1, or with a timeout, the subproblems run in worker processes and their
+    solutions are merged here, in this process, so counting and output are the same code either way.
     """
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
     result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe())
     result.tally.numberings = 1 + len(prepared.problem.label_symmetries)
     collect = _Collector(prepared, result, limit, on_class, progress)
@@ -145,7 +163,9 @@ def enumerate_classes(
     start = time.perf_counter()
     deadline = None if timeout is None else time.time() + timeout
     try:
-        if workers > 1 and len(parts) > 1:
+        # With a deadline even one worker runs in a child process, which the parent kills on time: a
+        # backend cannot always be stopped promptly (a SAT solver loading its clauses holds the GIL).
+        if (workers > 1 and len(parts) > 1) or deadline is not None:
             run_parallel(prepared.broken.problem, backend, parts, workers, deadline, collect, result, start)
         else:
             _run_serial(prepared.broken.problem, backend, parts, deadline, collect, result, start)
@@ -196,21 +216,24 @@ def split(problem: ExactCoverProblem, forced: tuple[int, ...]) -> list[tuple[int
     the parts partition the solutions: no solution is lost or found twice. A dead prefix yields [].
     """
     covered = {c for r in forced for c in problem.rows[r].cells}
-    if len(covered) == problem.n_cells:
+    if covered.issuperset(problem.required):  # optional cells may stay empty: no cell to split on
         return [forced]
     left = list(problem.piece_counts)
     for r in forced:
         left[problem.rows[r].piece] -= 1
     live = [r for r, row in enumerate(problem.rows) if left[row.piece] > 0 and covered.isdisjoint(row.cells)]
-    candidates: dict[int, list[int]] = {c: [] for c in range(problem.n_cells) if c not in covered}
+    candidates: dict[int, list[int]] = {c: [] for c in problem.required if c not in covered}
     for r in live:
         for c in problem.rows[r].cells:
-            candidates[c].append(r)
+            if c in candidates:
+                candidates[c].append(r)
     fewest = min(candidates.values(), key=len)
     return [(*forced, r) for r in fewest]
 
 
-def first_solution(prepared: Prepared, backend: Backend, timeout: float | None = None) -> tuple[tuple[int, ...] | None, SearchStats]:
+def first_solution(
+    prepared: Prepared, backend: Backend, timeout: float | None = None
+) -> tuple[tuple[int, ...] | None, SearchStats]:
     """The first solution the backend finds (rows of the *broken* problem), or None if there is none."""
     found: list[tuple[int, ...]] = []
 

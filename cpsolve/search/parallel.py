@@ -1,48 +1,166 @@
-"""Subproblems in a process pool, every solution sent back as soon as a worker finds it.
+"""Subproblems on forked worker processes, every solution sent back as soon as a worker finds it.
 
 Workers are forked, so they inherit the prepared problem and the backend without pickling or
-reloading (starting a fresh interpreter and importing OR-Tools costs about 0.5 s each). They send
-each solution through a queue the moment they find it; the parent canonicalizes, counts and writes
-them, so a Ctrl-C or a timeout loses nothing a worker had already found. Workers ignore SIGINT: the
-parent decides when to stop and terminates the pool.
+reloading (starting a fresh interpreter and importing OR-Tools costs about 0.5 s each). Each worker
+has its own two-way pipe: the parent sends it one part at a time and it sends back each solution the
+moment it finds it, then "done". The parent canonicalizes, counts and writes, so a Ctrl-C or a
+timeout loses nothing it had already counted.
+
+Why not `multiprocessing.Pool` (what this module used before): a pool cannot tell that a worker
+died (the kernel's out-of-memory killer, a `kill -9`), so the parent waited for ever for its part;
+and one queue shared by all workers gave the parent no way to check the deadline while solutions
+kept arriving. Here the parent waits on the pipes at most `POLL` seconds at a time and looks at the
+clock before every message, so `--timeout` is a deadline however fast solutions stream; a closed
+pipe means a dead worker, whose part is run again on a fresh worker.
+
+Rerunning a part must not count its solutions twice: while a part is in flight the parent keeps a
+digest of every solution it received from it, and a rerun skips those. A part whose worker dies
+twice stops the run with one line naming the part (a part that kills its worker once will likely do
+it again, e.g. out of memory).
+
+Workers ignore SIGINT (the terminal sends Ctrl-C to the whole process group; the parent decides when
+to stop) and are killed with SIGKILL when the parent is done with them. They ask the kernel to kill
+them when the parent dies (Linux `PR_SET_PDEATHSIG`), so a `kill -9` of the parent leaves no orphan.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import queue
+import contextlib
+import ctypes
+import hashlib
+import os
 import signal
 import time
+from array import array
+from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection, wait
 
+from ..errors import CpsolveError
 from ..problem.placements import ExactCoverProblem
 from .backends import Backend, SearchStats, Status
 from .result import EnumerationResult, merge_stats
 
-_state: dict[str, Any] = {}
-"""What a forked worker inherited: problem, backend, result queue."""
+POLL = 0.1
+"""Longest wait on the workers' pipes before the parent looks at the clock and at its workers again."""
+BURST = 64
+"""Messages read from one worker before the others get their turn (so none of them starves)."""
+ATTEMPTS = 2
+"""How many workers may die on one part before the run stops with an error."""
+_PR_SET_PDEATHSIG = 1
 
 
-def _init_worker(problem: ExactCoverProblem, backend: Backend, results: Any) -> None:
+def die_with_parent(parent: int) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies; exit at once if it already has.
+
+    Elsewhere (no prctl) workers still end when they next write to the closed pipe.
+    """
+    # The running program's own symbols include libc's (ctypes.util.find_library would start a subprocess).
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died between fork and prctl
+        os._exit(1)
+
+
+def forked_child_signals() -> None:
+    """In a forked worker: Ctrl-C is the parent's business; SIGTERM/SIGHUP end the worker at once.
+
+    The parent's handlers (which turn SIGTERM into an orderly stop) are inherited by fork and are
+    reset here: a worker has nothing to tidy up.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _state.update(problem=problem, backend=backend, results=results)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
 
 
-def _solve_part(task: tuple[int, tuple[int, ...], float | None]) -> None:
-    part, forced, deadline = task
-    results = _state["results"]
-    try:
-        remaining = None if deadline is None else deadline - time.time()
-        if remaining is not None and remaining <= 0:
-            results.put(("done", part, SearchStats(_state["backend"].label, Status.TIMEOUT)))
+@dataclass
+class _Worker:
+    pid: int
+    conn: Connection
+    part: int | None = None
+
+
+@dataclass
+class _Flight:
+    """The solutions the parent has counted from one part, so that a rerun counts none twice."""
+
+    seen: set[bytes] = field(default_factory=set)
+    attempts: int = 0
+
+
+def digest(rows: Sequence[int]) -> bytes:
+    """A 128-bit fingerprint of a solution's rows (a collision would need about 2^64 solutions)."""
+    return hashlib.blake2b(array("q", rows).tobytes(), digest_size=16).digest()
+
+
+def _serve(conn: Connection, problem: ExactCoverProblem, backend: Backend, deadline: float | None) -> None:
+    """The worker's loop: receive (part, forced rows), stream its solutions, report its stats."""
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
             return
-        stats = _state["backend"].search(
-            _state["problem"], lambda rows: results.put(("solution", part, rows)), forced=forced, timeout=remaining
-        )
-        results.put(("done", part, stats))
-    except Exception as exc:  # noqa: BLE001 - the parent re-raises it with the worker's message
-        results.put(("error", part, f"{type(exc).__name__}: {exc}"))
+        if task is None:
+            return
+        part, forced = task
+        try:
+            remaining = None if deadline is None else deadline - time.time()
+            if remaining is not None and remaining <= 0:
+                stats = SearchStats(backend.label, Status.TIMEOUT)
+            else:
+                def send(rows: tuple[int, ...], part: int = part) -> None:
+                    conn.send(("solution", part, rows))
+
+                stats = backend.search(problem, send, forced=forced, timeout=remaining)
+            conn.send(("done", part, stats))
+        except (BrokenPipeError, EOFError, ConnectionResetError):
+            return
+        except Exception as exc:  # noqa: BLE001 - the parent reports it with the worker's message
+            conn.send(("error", part, f"{type(exc).__name__}: {exc}"))
+
+
+def _spawn(problem: ExactCoverProblem, backend: Backend, deadline: float | None, others: list[_Worker]) -> _Worker:
+    parent_end, child_end = Pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the worker: never returns
+        code = 0
+        try:
+            forked_child_signals()
+            die_with_parent(parent)
+            parent_end.close()
+            for w in others:
+                w.conn.close()
+            _serve(child_end, problem, backend, deadline)
+        except BaseException:  # noqa: BLE001 - a worker must never run the parent's code after fork
+            code = 1
+        os._exit(code)
+    child_end.close()
+    return _Worker(pid, parent_end)
+
+
+def _describe(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            return f"killed by {signal.Signals(sig).name}"
+        except ValueError:
+            return f"killed by signal {sig}"
+    return f"exited with status {os.waitstatus_to_exitcode(status)}"
+
+
+def _reap(worker: _Worker, kill: bool) -> int:
+    """Kill (if asked) and reap a worker; its wait status (0 if it was already gone)."""
+    if kill:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(worker.pid, signal.SIGKILL)
+    worker.conn.close()
+    try:
+        return os.waitpid(worker.pid, 0)[1]
+    except ChildProcessError:
+        return 0
 
 
 def run_parallel(
@@ -55,35 +173,111 @@ def run_parallel(
     result: EnumerationResult,
     start: float,
 ) -> None:
-    """Run every part on `workers` processes, feeding solutions to `collect` in arrival order."""
-    context = multiprocessing.get_context("fork")
-    results = context.Queue()
-    pool = context.Pool(workers, initializer=_init_worker, initargs=(problem, backend, results))
+    """Run every part on `workers` processes, feeding solutions to `collect` in arrival order.
+
+    Returns with `result.status` COMPLETE, STOPPED (the collector said so) or TIMEOUT (the
+    deadline, a `time.time()` value, passed); KeyboardInterrupt propagates. Every worker is gone
+    when it returns or raises.
+    """
+    todo: deque[int] = deque(range(len(parts)))
+    flights: dict[int, _Flight] = {}
+    pool: list[_Worker] = []
+
+    def replace(dead: _Worker) -> None:
+        """A worker died (its pipe closed): reap it, put its part back first in line, start another."""
+        status = _reap(dead, kill=True)
+        pool.remove(dead)
+        part = dead.part
+        if part is not None:
+            flights[part].attempts += 1
+            if flights[part].attempts >= ATTEMPTS:
+                raise CpsolveError(
+                    f"subproblem {part + 1} of {len(parts)} failed: its worker died {ATTEMPTS} times "
+                    f"(last {_describe(status)})",
+                    exit_code=1,
+                )
+            todo.appendleft(part)
+        if todo:
+            fresh = _spawn(problem, backend, deadline, pool)
+            pool.append(fresh)
+            give(fresh)
+
+    def give(w: _Worker) -> None:
+        if todo and not _assign(w, todo, parts, flights):
+            replace(w)
+
     try:
-        pool.map_async(_solve_part, [(i, forced, deadline) for i, forced in enumerate(parts)], chunksize=1)
-        pending = len(parts)
-        while pending:
-            wait = None if deadline is None else max(deadline - time.time(), 0) + 1.0
-            try:
-                kind, _part, payload = results.get(timeout=wait)
-            except queue.Empty:
+        for _ in range(min(workers, len(parts))):
+            pool.append(_spawn(problem, backend, deadline, pool))
+        for w in list(pool):
+            give(w)
+        # An idle worker is given the next part at once, so parts wait only while every worker is busy.
+        while busy := [w for w in pool if w.part is not None]:
+            if _expired(deadline):
                 result.status = Status.TIMEOUT
                 return
-            if kind == "error":
-                raise RuntimeError(f"a worker failed: {payload}")
-            if kind == "solution":
+            wait_for = POLL if deadline is None else max(0.0, min(POLL, deadline - time.time()))
+            ready = wait([w.conn for w in busy], timeout=wait_for)
+            for w in [w for w in busy if w.conn in ready]:
+                outcome = _drain(w, flights, collect, result, start, deadline)
+                if outcome == "dead":
+                    replace(w)
+                elif isinstance(outcome, Status):
+                    result.status = outcome
+                    return
+                elif w.part is None:
+                    give(w)
+    finally:
+        for w in pool:
+            _reap(w, kill=True)
+
+
+def _expired(deadline: float | None) -> bool:
+    return deadline is not None and time.time() >= deadline
+
+
+def _assign(w: _Worker, todo: deque[int], parts: Sequence[tuple[int, ...]], flights: dict[int, _Flight]) -> bool:
+    """Send the next part to an idle worker; False if the worker turns out to be dead."""
+    part = todo.popleft()
+    flights.setdefault(part, _Flight())
+    w.part = part
+    try:
+        w.conn.send((part, parts[part]))
+    except OSError:
+        return False
+    return True
+
+
+def _drain(w: _Worker, flights: dict[int, _Flight], collect: Callable[[tuple[int, ...]], bool],
+           result: EnumerationResult, start: float, deadline: float | None) -> Status | str | None:
+    """Handle up to BURST messages of one worker: None to go on, "dead", or the run's final status."""
+    for _ in range(BURST):
+        try:
+            kind, part, payload = w.conn.recv()
+        except (EOFError, OSError):
+            return "dead"
+        if kind == "error":
+            raise CpsolveError(f"a worker failed on subproblem {part + 1}: {payload}", exit_code=1)
+        flight = flights[part]
+        if kind == "solution":
+            key = digest(payload)
+            if key not in flight.seen:
+                flight.seen.add(key)
                 if result.first_solution_seconds is None:
                     result.first_solution_seconds = time.perf_counter() - start
                 if collect(payload):
-                    result.status = Status.STOPPED
-                    return
-                continue
-            merge_stats(result, payload, start)
-            if payload.status != Status.COMPLETE:
-                result.status = payload.status
-                return
+                    return Status.STOPPED
+        else:
+            stats: SearchStats = payload
+            merge_stats(result, stats, start)
+            if stats.status != Status.COMPLETE:
+                return stats.status
+            del flights[part]
             result.subproblems_done += 1
-            pending -= 1
-    finally:
-        pool.terminate()
-        pool.join()
+            w.part = None
+            return None
+        if _expired(deadline):
+            return Status.TIMEOUT
+        if not w.conn.poll():
+            return None
+    return None

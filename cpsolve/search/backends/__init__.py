@@ -45,7 +45,8 @@ def backend_class(name: str) -> type[Backend]:
         known = ", ".join([AUTO, *_REGISTRY])
         raise BackendUnavailable(f"unknown backend {name!r} (known: {known})")
     module, cls = _REGISTRY[name].split(":")
-    return getattr(import_module(module), cls)
+    found: type[Backend] = getattr(import_module(module), cls)
+    return found
 
 
 def get_backend(spec: str) -> Backend:

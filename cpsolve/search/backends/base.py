@@ -19,7 +19,9 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
+from importlib import metadata
+from importlib.util import find_spec
 from typing import ClassVar, TypeVar
 
 from ...errors import CpsolveError
@@ -30,7 +32,7 @@ OnSolution = Callable[[tuple[int, ...]], bool | None]
 Built = TypeVar("Built")
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     COMPLETE = "complete"
     """The whole search space was explored: the counts are exact."""
     STOPPED = "stopped"
@@ -122,15 +124,26 @@ class Backend(ABC):
         self.options = options
         self._kept: tuple[ExactCoverProblem, object] | None = None
 
-    @classmethod
-    @abstractmethod
-    def supported(cls) -> bool:
-        """True when the backend's dependencies import on this machine."""
+    requires: ClassVar[tuple[str, str] | None] = None
+    """(module that must import, distribution whose version `version()` reports), or None when the
+    backend needs nothing beyond cpsolve itself."""
 
     @classmethod
-    @abstractmethod
+    def supported(cls) -> bool:
+        """True when the backend's dependency can be imported on this machine (without importing it:
+        `cpsolve backends` should not pay OR-Tools' half second)."""
+        return cls.requires is None or find_spec(cls.requires[0]) is not None
+
+    @classmethod
     def version(cls) -> str:
-        """The version of what does the work (a library, the compiled engine)."""
+        """The version of what does the work: `requires[1]`'s distribution, or cpsolve's own."""
+        from ... import __version__
+
+        if cls.requires is None:
+            return f"cpsolve {__version__}"
+        module, distribution = cls.requires
+        found = __version__ if distribution == "cpsolve" else metadata.version(distribution)
+        return f"{module} {found}" if distribution == "cpsolve" else f"{distribution} {found}"
 
     def kept_for(self, problem: ExactCoverProblem, build: Callable[[ExactCoverProblem], Built]) -> Built:
         """`build(problem)`, made once and kept while the same problem comes back: an enumeration

@@ -7,8 +7,7 @@ Python in the search loop. The engine is described in `cpsolve/search/_xcover.c`
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-from typing import Any
+from typing import Any, ClassVar
 
 from ...problem.placements import ExactCoverProblem
 from ...puzzle.geometry import FACE_STEPS
@@ -20,16 +19,15 @@ class DlxBackend(ExactCoverBackend):
     description = "exact cover in C: bitboards, fewest-candidates cell first, dead-region pruning"
     parts_per_worker = 64  # a part starts in microseconds; many parts keep both cores busy to the end
     install_hint = "the compiled engine cpsolve.search._xcover is missing (reinstall cpsolve where a C compiler exists)"
+    requires = ("cpsolve.search._xcover", "cpsolve")
+    max_cells: ClassVar[int] = 512
+    """The engine's bitboards are at most 8 words (MAXW in _xcover.c)."""
 
-    @classmethod
-    def supported(cls) -> bool:
-        return find_spec("cpsolve.search._xcover") is not None
-
-    @classmethod
-    def version(cls) -> str:
-        from ... import __version__
-
-        return f"cpsolve.search._xcover {__version__}"
+    def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
+        if problem.n_cells > self.max_cells:
+            return (f"dlx handles containers of up to {self.max_cells} cells, this one has {problem.n_cells} "
+                    "(use cpsat or sat)")
+        return super().unsupported_reason(problem)
 
     def engine(self, problem: ExactCoverProblem) -> Any:
         """The compiled engine for `problem`, built once and reused across its subproblems."""
@@ -43,7 +41,8 @@ class DlxBackend(ExactCoverBackend):
 
 
 def build_engine(problem: ExactCoverProblem) -> Any:
-    """The compiled engine over the problem's rows, with face neighbours for region pruning."""
+    """The compiled engine over the problem's rows, with face neighbours for region pruning, the pieces'
+    low bounds (ranges) and the optional cells (the engine turns region pruning off with those)."""
     from .._xcover import Engine
 
     index = problem.cell_index
@@ -57,5 +56,7 @@ def build_engine(problem: ExactCoverProblem) -> Any:
         [row.piece for row in problem.rows],
         [row.cells for row in problem.rows],
         neighbors,
+        piece_low=problem.piece_low,
+        optional=problem.optional,
     )
 

@@ -2,8 +2,10 @@
 
 Each model's chosen rows are reported, then one clause "not all of these rows" is added. It mentions
 only the row literals of that solution, never the auxiliaries: in an exact cover the chosen rows
-determine the solution, so the clause removes exactly that solution and nothing else. Forced rows
-(the key placement of a subproblem) are assumptions.
+determine the solution, so the clause removes exactly that solution and nothing else. With optional
+cells a solution plus placements lying wholly in optional cells can be another solution, so the
+clause also says "or one of those placements" (rows that cannot extend it are left out: none exist
+without optional cells). Forced rows (the key placement of a subproblem) are assumptions.
 
 Stopping. pysat releases the GIL only inside `solve_limited(expect_interrupt=True)` (measured: a
 plain `solve()` on the main thread blocks every other thread, and on the main thread pysat turns
@@ -21,10 +23,10 @@ The default solver is what `benchmarks/sat_encodings.py` measured fastest (resul
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Sequence
-from importlib.util import find_spec
 from typing import Any
 
 from ...problem.cnf import DEFAULT_ENCODING, Cnf, encode
@@ -74,21 +76,12 @@ class SatBackend(Backend):
     description = "python-sat CDCL solver (sat:NAME picks it), cardinality-encoded CNF, blocking clauses"
     install_hint = "python-sat is not installed (pip install python-sat)"
     takes_options = True
+    requires = ("pysat", "python-sat")
 
     def __init__(self, options: str | None = None, encoding: str = DEFAULT_ENCODING):
         super().__init__(options)
         self.solver = resolve_solver(options or DEFAULT_SOLVER)
         self.encoding = encoding
-
-    @classmethod
-    def supported(cls) -> bool:
-        return find_spec("pysat") is not None
-
-    @classmethod
-    def version(cls) -> str:
-        import pysat
-
-        return f"python-sat {pysat.__version__}"
 
     def cnf(self, problem: ExactCoverProblem) -> Cnf:
         """The problem's CNF, kept for the next subproblem (the same problem with other forced rows)."""
@@ -97,6 +90,8 @@ class SatBackend(Backend):
     def _search(self, problem: ExactCoverProblem, forced: tuple[int, ...], run: SearchRun) -> None:
         """Solve, report, block, until UNSAT (complete), `run.emit` says stop, or the deadline."""
         session = _Session(self.solver, self.cnf(problem), [r + 1 for r in forced])
+        optional = problem.optional_set
+        extenders = [r + 1 for r, row in enumerate(problem.rows) if optional.issuperset(row.cells)]
         # Not in a `finally`: deleting a glucose solver right after an interrupt by Ctrl-C crashed
         # (SIGSEGV) in testing, so an interrupted search leaves its solver to the exiting process.
         while True:
@@ -109,7 +104,7 @@ class SatBackend(Backend):
             rows = session.chosen_rows()
             if run.emit(rows):
                 break
-            session.block(rows)
+            session.block(rows, extenders)
         run.stats.details = session.details()
         session.close()
 
@@ -120,12 +115,13 @@ class _Session:
     def __init__(self, solver: str, cnf: Cnf, assumptions: list[int]):
         self.name, self.cnf, self.assumptions = solver, cnf, assumptions
         self.blocked: list[list[int]] = []
-        self.solver = None if solver in NOT_INCREMENTAL else self._new_solver()
+        self.solver: Any = None if solver in NOT_INCREMENTAL else self._new_solver()
+        """A pysat solver (untyped), or None for Kissat until the first solve builds one."""
         self.stop = threading.Event()
         self.trivially_unsat = any(not c for c in cnf.clauses)
         """An empty clause (a cell no placement covers): pysat solvers disagree on how to take it."""
 
-    def _new_solver(self, extra: Sequence[Sequence[int]] = ()):
+    def _new_solver(self, extra: Sequence[Sequence[int]] = ()) -> Any:
         from pysat.solvers import Solver
 
         solver = Solver(name=self.name)
@@ -145,7 +141,7 @@ class _Session:
         return _in_thread(call, stopper, deadline)
 
     def _interruptible(self) -> bool | None:
-        result = self.solver.solve_limited(assumptions=self.assumptions, expect_interrupt=True)
+        result: bool | None = self.solver.solve_limited(assumptions=self.assumptions, expect_interrupt=True)
         self.solver.clear_interrupt()
         return result
 
@@ -155,7 +151,7 @@ class _Session:
         while not self.stop.is_set():
             began = time.perf_counter()
             self.solver.conf_budget(budget)
-            result = self.solver.solve_limited(assumptions=self.assumptions)
+            result: bool | None = self.solver.solve_limited(assumptions=self.assumptions)
             if result is not None:
                 return result
             took = max(time.perf_counter() - began, 1e-3)
@@ -176,18 +172,17 @@ class _Session:
         n = self.cnf.n_rows
         return tuple(sorted(lit - 1 for lit in self.solver.get_model() if 0 < lit <= n))
 
-    def block(self, rows: Sequence[int]) -> None:
-        clause = [-(r + 1) for r in rows]
+    def block(self, rows: Sequence[int], extenders: Sequence[int] = ()) -> None:
+        chosen = {r + 1 for r in rows}
+        clause = [-v for v in sorted(chosen)] + [v for v in extenders if v not in chosen]
         self.blocked.append(clause)
         if self.name not in NOT_INCREMENTAL:
             self.solver.add_clause(clause)
 
     def details(self) -> dict[str, object]:
         out: dict[str, object] = {"vars": self.cnf.n_vars, "clauses": len(self.cnf.clauses)}
-        try:
+        with contextlib.suppress(AttributeError, NotImplementedError, TypeError):
             out["conflicts"] = int(self.solver.accum_stats().get("conflicts", 0))
-        except (AttributeError, NotImplementedError, TypeError):
-            pass
         return out
 
     def close(self) -> None:

@@ -1,0 +1,1 @@
+"""Design search: puzzles with exactly one solution (snake census, piece sets, making a puzzle unique)."""

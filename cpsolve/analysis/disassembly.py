@@ -1,0 +1,624 @@
+"""Can an assembly be taken apart by sliding pieces, and how hard is it? (BurrTools' disassembler, rewritten)
+
+An assembly is a *solution* of an interlocking puzzle only when it comes apart. The rules are the
+ones of Andreas Röver's BurrTools (https://github.com/burr-tools/burr-tools, GPL; this is an
+independent implementation of its documented behaviour, not a copy of its code), which follow Bill
+Cutler's analysis of six-piece burrs ("Computer Analysis of All 6 Piece Burrs", 1994):
+
+- A **move** translates one piece, or a set of pieces together, along +x, -x, +y, -y, +z or -z by
+  one or more units, every piece of the set by the same amount, without any two pieces overlapping
+  at any point of the way. Pieces that move the same way by the same amount count as one move even
+  when they are not touching, and shifting a set is the same move as shifting the rest the other
+  way: a state is the pieces' positions relative to the first piece. Rotations are not moves.
+- A part **comes free** when a set of at most half the pieces can slide away for ever; the move
+  that takes it out is counted.
+- The search is breadth-first, so the first separation found needs the fewest moves. The two
+  parts are then taken apart in turn from their positions just before the separating move
+  (greedily: when one part is stuck the assembly counts as not disassemblable, no other
+  separation is tried, as in BurrTools). Pieces declared as one group may stay together.
+- The **level** is the number of moves until the first part comes free, then, in BurrTools' `a.b.c`
+  notation, the same figure for each sub-assembly whose own tree needs more than one move in some
+  step: the part left behind first, then the part removed.
+
+How the moves are found (Cutler's method): for each pair of pieces and each direction, how far one
+can slide before it hits the other, from the pair's relative offset. Those distances come from the
+pair's *collision offsets* (the offsets at which the two shapes overlap) sorted along lines, and
+are cached per offset, since a search revisits the same pairs in the same relative positions many
+times. A piece pushing on another drags it along: the smallest set containing a piece that can move
+k units is the closure of "would hit", computed on bitmasks; sets moving together in one direction
+by the same amount are merged into one move. Small searches (a burr census has thousands) run state
+by state here; one that grows past SWITCH_TO_LEVELS states starts again on whole breadth-first
+levels with numpy (`_disassembly_np.py`), which lists the moves in the same order and so finds the
+same tree. Tables are kept per pair of shapes for the whole process.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..puzzle.geometry import Cell
+from ._disassembly_np import DenseTable, separate_levels
+
+DIRECTIONS: tuple[Cell, ...] = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+"""+x, -x, +y, -y, +z, -z: the order in which moves are tried (BurrTools' order)."""
+DIRECTION_NAMES = ("+x", "-x", "+y", "-y", "+z", "-z")
+INF = 1 << 30
+"""A free distance that never ends: the piece can slide away for ever."""
+LEVELS_MAX_PIECES = 24
+"""The numpy search packs a set of pieces and its move into one 64-bit key: parts up to this size."""
+SWITCH_TO_LEVELS = 100
+"""States after which a search restarts level by level with numpy: the 588 SolidSixPieceBurrs classes
+(small searches) take the same time with 30, 100, 300 or never; PelikanBurr (7,000 states) wants it low."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """`pieces` slide `amount` units along `direction` (one of DIRECTIONS); amount None = out for good."""
+
+    pieces: tuple[str, ...]
+    direction: Cell
+    amount: int | None
+
+    @property
+    def removes(self) -> bool:
+        return self.amount is None
+
+    def text(self) -> str:
+        how = "out" if self.amount is None else str(self.amount)
+        return f"{' '.join(self.pieces)} {DIRECTION_NAMES[DIRECTIONS.index(self.direction)]} {how}"
+
+    def as_json(self) -> dict[str, object]:
+        return {"pieces": list(self.pieces), "direction": list(self.direction), "amount": self.amount}
+
+
+@dataclass(frozen=True)
+class Separation:
+    """How one (sub-)assembly falls into two parts, and how each part is taken apart in turn.
+
+    `moves` lead from `start` to the separation, the last one taking `removed` out; `left` and
+    `removed_part` are the trees of the two parts (None for a single piece or a declared group).
+    """
+
+    pieces: tuple[str, ...]
+    start: Mapping[str, Cell]
+    moves: tuple[Move, ...]
+    left: Separation | None
+    removed_part: Separation | None
+
+    @property
+    def removed(self) -> tuple[str, ...]:
+        return self.moves[-1].pieces
+
+    def has_multi_moves(self) -> bool:
+        """True when this step, or any step below it, needs more than one move (BurrTools' rule)."""
+        return len(self.moves) > 1 or any(p is not None and p.has_multi_moves() for p in (self.left, self.removed_part))
+
+    def level(self) -> tuple[int, ...]:
+        """Moves to the first separation, then the levels of the parts that are not one-move-per-step."""
+        out: list[int] = [len(self.moves)]
+        for part in (self.left, self.removed_part):
+            if part is not None and part.has_multi_moves():
+                out.extend(part.level())
+        return tuple(out)
+
+    def total_moves(self) -> int:
+        return len(self.moves) + sum(p.total_moves() for p in (self.left, self.removed_part) if p is not None)
+
+    def steps(self) -> list[Separation]:
+        """Every separation of the tree in the order the pieces come apart: this one, left part, removed part."""
+        out = [self]
+        for part in (self.left, self.removed_part):
+            if part is not None:
+                out.extend(part.steps())
+        return out
+
+    def positions(self) -> list[dict[str, Cell]]:
+        """The offset of every piece of this part after each move (start first); a removed part is left out."""
+        where = dict(self.start)
+        out = [dict(where)]
+        for m in self.moves:
+            if m.amount is None:
+                for p in m.pieces:
+                    where.pop(p)
+            else:
+                for p in m.pieces:
+                    x, y, z = where[p]
+                    where[p] = (x + m.direction[0] * m.amount, y + m.direction[1] * m.amount,
+                                z + m.direction[2] * m.amount)
+            out.append(dict(where))
+        return out
+
+
+@dataclass(frozen=True)
+class Stuck:
+    """Where the search got stuck: a part no sequence of moves splits, how much of it was explored."""
+
+    pieces: tuple[str, ...]
+    states: int
+    """How many distinct states (positions relative to the first piece) were reached."""
+    locked: tuple[tuple[str, ...], ...]
+    """Sets of pieces whose relative positions are the same in every reached state: they lock each other."""
+
+
+@dataclass(frozen=True)
+class Disassembly:
+    """The result for one assembly: its tree when it comes apart, else where it got stuck."""
+
+    separation: Separation | None
+    stuck: Stuck | None = None
+    states: int = 0
+    """States visited in all the searches (a measure of work)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.separation is not None
+
+    def level(self) -> tuple[int, ...] | None:
+        return None if self.separation is None else self.separation.level()
+
+    def level_text(self) -> str | None:
+        lv = self.level()
+        return None if lv is None else format_level(lv)
+
+    def moves(self) -> list[Move]:
+        """Every move of the whole tree, in the order the steps are listed."""
+        if self.separation is None:
+            return []
+        return [m for s in self.separation.steps() for m in s.moves]
+
+
+def format_level(level: Sequence[int]) -> str:
+    return ".".join(str(v) for v in level)
+
+
+def parse_level(text: str) -> tuple[int, ...]:
+    """`5`, `1.2`, `98.2.4.2` -> a tuple compared lexicographically; ValueError when malformed."""
+    parts = text.strip().split(".")
+    if not parts or not all(p.isdigit() for p in parts) or int(parts[0]) < 1:
+        raise ValueError(f"a level is written like 5 or 1.2 or 98.2.4.2, not {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+# ----------------------------------------------------------------------------- pairwise distances
+
+
+class _PairTable:
+    """How far piece j can slide in each direction while piece i stays, as a function of their offset.
+
+    `C` holds every offset o_j - o_i at which the two shapes overlap (a - b for a in i, b in j). Along
+    each axis the offsets are grouped by line (the other two coordinates) and sorted, so the free
+    distance from an offset is the gap to the next collision on its line, found by bisection.
+    """
+
+    __slots__ = ("lines", "cache")
+
+    def __init__(self, a: Iterable[Cell], b: Iterable[Cell]) -> None:
+        bs = list(b)
+        coll = {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a for q in bs}
+        self.lines: list[dict[tuple[int, int], list[int]]] = []
+        for axis in range(3):
+            u, v = [k for k in range(3) if k != axis]
+            lines: dict[tuple[int, int], list[int]] = {}
+            for c in coll:
+                lines.setdefault((c[u], c[v]), []).append(c[axis])
+            for vals in lines.values():
+                vals.sort()
+            self.lines.append(lines)
+        self.cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
+
+    def free(self, d: tuple[int, int, int]) -> tuple[int, ...]:
+        """Six distances (+x, -x, +y, -y, +z, -z) that j can slide from offset d = o_j - o_i."""
+        got = self.cache.get(d)
+        if got is not None:
+            return got
+        out: list[int] = []
+        for axis, (u, v) in enumerate(((1, 2), (0, 2), (0, 1))):
+            vals = self.lines[axis].get((d[u], d[v]))
+            if vals is None:
+                out += (INF, INF)
+                continue
+            t = d[axis]
+            k = bisect.bisect_right(vals, t)
+            out.append(vals[k] - t - 1 if k < len(vals) else INF)
+            out.append(t - vals[k - 1] - 1 if k > 0 else INF)
+        res = tuple(out)
+        self.cache[d] = res
+        return res
+
+
+# ----------------------------------------------------------------------------- the search
+
+
+@dataclass
+class _Search:
+    """The breadth-first search over one part's states; shared pair tables across the recursion."""
+
+    shapes: Sequence[Sequence[Cell]]
+    names: Sequence[str]
+    groups: Sequence[frozenset[str]] = ()
+    max_states: int | None = None
+    switch: int | None = SWITCH_TO_LEVELS
+    """Past this many states a search restarts on whole BFS levels with numpy (None: never)."""
+    tables: dict[tuple[int, int], tuple[_PairTable, Cell]] = field(default_factory=dict)
+    dense: dict[tuple[int, int], tuple[DenseTable, Cell]] = field(default_factory=dict)
+    visited: int = 0
+
+    def __post_init__(self) -> None:
+        self.normal: list[tuple[tuple[Cell, ...], Cell]] = [_normalized(s) for s in self.shapes]
+
+    def table(self, i: int, j: int) -> tuple[_PairTable, Cell]:
+        """The pair's table and the shift to subtract from o_j - o_i before a lookup.
+
+        Tables are kept per pair of shapes up to translation, for the whole process: a burr census
+        meets the same sticks in the same orientations in many assemblies."""
+        (si, li), (sj, lj) = self.normal[i], self.normal[j]
+        t = _TABLES.get((si, sj))
+        if t is None:
+            if len(_TABLES) > _TABLE_CACHE:
+                _TABLES.clear()
+            t = _TABLES[(si, sj)] = _PairTable(si, sj)
+        return t, (li[0] - lj[0], li[1] - lj[1], li[2] - lj[2])
+
+    def dense_table(self, i: int, j: int) -> tuple[DenseTable, Cell]:
+        (si, li), (sj, lj) = self.normal[i], self.normal[j]
+        t = _DENSE.get((si, sj))
+        if t is None:
+            if len(_DENSE) > _TABLE_CACHE:
+                _DENSE.clear()
+            t = _DENSE[(si, sj)] = DenseTable(si, sj)
+        return t, (li[0] - lj[0], li[1] - lj[1], li[2] - lj[2])
+
+    def in_one_group(self, part: Sequence[int]) -> bool:
+        names = {self.names[p].split("#")[0] for p in part}
+        return any(names <= g for g in self.groups)
+
+    # -- moves out of one state ---------------------------------------------------------------
+
+    def free_matrix(self, part: Sequence[int], pos: Sequence[Cell]) -> list[list[int]]:
+        """Per direction d, a flat n*n list: [d][a*n + b] = how far the a-th piece can slide along d with
+        the b-th fixed."""
+        n = len(part)
+        F = [[INF] * (n * n) for _ in range(6)]
+        tables = self.tables
+        for a in range(n):
+            pa = pos[a]
+            ia = part[a]
+            for b in range(a + 1, n):
+                pb = pos[b]
+                got = tables.get((ia, part[b]))
+                if got is None:
+                    got = tables[(ia, part[b])] = self.table(ia, part[b])
+                t, sh = got
+                f = t.free((pb[0] - pa[0] - sh[0], pb[1] - pa[1] - sh[1], pb[2] - pa[2] - sh[2]))
+                # f: b slides with a fixed; a sliding along d is b sliding along -d
+                ab, ba = a * n + b, b * n + a
+                for d in range(6):
+                    F[d][ba] = f[d]
+                    F[d ^ 1][ab] = f[d]
+        return F
+
+    def analyse(self, Fd: tuple[int, ...], n: int) -> _DirectionMoves:
+        """Removals and moves along one direction, given that direction's free distances."""
+        half = n // 2
+        full = (1 << n) - 1
+        rows = [Fd[j * n: j * n + n] for j in range(n)]
+        finite = [sum(1 << i for i in range(n) if i != j and rows[j][i] < INF) for j in range(n)]
+        single = 0
+        group = 0
+        for p in range(n):
+            m = _reach(finite, p)
+            size = m.bit_count()
+            if size == 1 and not single:
+                single = m
+            if size <= half and not group:
+                group = m
+        moves: list[tuple[int, int]] = []
+        if not group:
+            found: dict[int, list[int]] = {}  # amount -> sets already emitted
+            for p in range(n):
+                members = [p]
+                m = 1 << p
+                k = 1
+                while len(members) <= half:
+                    # the set keeps moving until one of its pieces would hit a piece outside it
+                    limit = min(rows[j][i] for j in members for i in range(n) if not m >> i & 1)
+                    for amount in range(k, limit + 1):
+                        sets = found.setdefault(amount, [])
+                        if m in sets:
+                            continue
+                        merged = [m]
+                        for s in sets:
+                            u = s | m
+                            if u != s and u != full and u not in sets and u not in merged:
+                                merged.append(u)
+                        sets.extend(merged)
+                        moves.extend((s, amount) for s in merged)
+                    k = limit + 1  # one more unit drags every piece that would be hit, and whatever those hit
+                    todo = list(members)
+                    while todo:
+                        row = rows[todo.pop()]
+                        for i in range(n):
+                            if not m >> i & 1 and row[i] < k:
+                                m |= 1 << i
+                                members.append(i)
+                                todo.append(i)
+        return _DirectionMoves(single, group, tuple(moves))
+
+    # -- breadth-first search over one part ------------------------------------------------------
+
+    def separate(self, part: Sequence[int], start: Sequence[Cell]) -> tuple[list[tuple[int, int, int | None]],
+                                                                           list[Cell]] | Stuck:
+        """The fewest moves (direction, bitmask, amount; None = removal) until the part splits, with the
+        positions just before the last move; or a Stuck report.
+
+        Small searches (most of a burr census) run state by state; a search that grows past `switch`
+        states starts again on whole levels (`_disassembly_np`), which finds the same path."""
+        try:
+            return self._separate_states(part, start)
+        except _Big:  # only raised for parts of at most LEVELS_MAX_PIECES
+            pass
+        for a in range(len(part)):
+            for b in range(a + 1, len(part)):
+                if (part[a], part[b]) not in self.dense:
+                    self.dense[(part[a], part[b])] = self.dense_table(part[a], part[b])
+        try:
+            got = separate_levels(self.dense, part, start, self.max_states)
+        except OverflowError as exc:
+            raise _TooMany(int(exc.args[0])) from None
+        if isinstance(got, tuple):
+            self.visited += got[2]
+            return got[0], got[1]
+        self.visited += len(got)
+        keys = [tuple(int(v) for v in np.frombuffer(k, dtype=np.int32)) for k in got]
+        return Stuck(tuple(self.names[p] for p in part), len(keys), _locked(self.names, part, keys))
+
+    def _separate_states(self, part: Sequence[int], start: Sequence[Cell]) -> tuple[
+            list[tuple[int, int, int | None]], list[Cell]] | Stuck:
+        n = len(part)
+        start_t = tuple(start)
+        key0 = _key(start_t)
+        parent: dict[tuple[int, ...], tuple[tuple[int, ...] | None, tuple[int, int, int] | None]] = {key0: (None, None)}
+        frontier: list[tuple[Cell, ...]] = [start_t]
+        while frontier:
+            nxt: list[tuple[Cell, ...]] = []
+            for pos in frontier:
+                F = self.free_matrix(part, pos)
+                per_dir = [self.analyse(tuple(Fd), n) for Fd in F]
+                rem = next(((d, r.single) for d, r in enumerate(per_dir) if r.single), None) or next(
+                    ((d, r.group) for d, r in enumerate(per_dir) if r.group), None)
+                key = _key(pos)
+                if rem is not None:
+                    self.visited += len(parent)
+                    path: list[tuple[int, int, int | None]] = [(rem[0], rem[1], None)]
+                    while True:
+                        prev, mv = parent[key]
+                        if prev is None or mv is None:
+                            break
+                        path.append(mv)
+                        key = prev
+                    path.reverse()
+                    return path, list(pos)
+                for d, r in enumerate(per_dir):
+                    ux, uy, uz = DIRECTIONS[d]
+                    for m, amount in r.moves:
+                        dx, dy, dz = ux * amount, uy * amount, uz * amount
+                        new = tuple((c[0] + dx, c[1] + dy, c[2] + dz) if m >> i & 1 else c for i, c in enumerate(pos))
+                        nk = _key(new)
+                        if nk in parent:
+                            continue
+                        parent[nk] = (key, (d, m, amount))
+                        nxt.append(new)
+                if self.max_states is not None and len(parent) > self.max_states:
+                    raise _TooMany(len(parent))
+                if self.switch is not None and len(parent) > self.switch and n <= LEVELS_MAX_PIECES:
+                    raise _Big
+            frontier = nxt
+        self.visited += len(parent)
+        return Stuck(tuple(self.names[p] for p in part), len(parent), _locked(self.names, part, parent))
+
+    def take_apart(self, part: Sequence[int], start: Sequence[Cell]) -> Separation | Stuck:
+        found = self.separate(part, start)
+        if isinstance(found, Stuck):
+            return found
+        path, before = found
+        names = tuple(self.names[p] for p in part)
+        moves = tuple(Move(tuple(names[i] for i in range(len(part)) if m >> i & 1), DIRECTIONS[d], amount)
+                      for d, m, amount in path)
+        removed = path[-1][1]
+        sub: list[Separation | None] = []
+        for keep in (False, True):  # the part left behind first, then the removed part (BurrTools' order)
+            idx = [i for i in range(len(part)) if bool(removed >> i & 1) == keep]
+            if len(idx) == 1 or self.in_one_group([part[i] for i in idx]):
+                sub.append(None)
+                continue
+            got = self.take_apart([part[i] for i in idx], [before[i] for i in idx])
+            if isinstance(got, Stuck):
+                return got
+            sub.append(got)
+        return Separation(names, dict(zip(names, start, strict=True)), moves, sub[0], sub[1])
+
+
+@dataclass(frozen=True)
+class _DirectionMoves:
+    """What one direction offers in one state: a single piece that slides out (bitmask, 0 if none), a
+    set of at most half the pieces that slides out, and the finite moves (bitmask, amount) in order."""
+
+    single: int
+    group: int
+    moves: tuple[tuple[int, int], ...]
+
+
+_TABLES: dict[tuple[tuple[Cell, ...], tuple[Cell, ...]], _PairTable] = {}
+_DENSE: dict[tuple[tuple[Cell, ...], tuple[Cell, ...]], DenseTable] = {}
+_TABLE_CACHE = 4096
+"""Pairs of shapes whose tables are kept between assemblies (then the caches start again)."""
+
+
+def _normalized(cells: Sequence[Cell]) -> tuple[tuple[Cell, ...], Cell]:
+    lo = (min(c[0] for c in cells), min(c[1] for c in cells), min(c[2] for c in cells))
+    return tuple(sorted((c[0] - lo[0], c[1] - lo[1], c[2] - lo[2]) for c in cells)), lo
+
+
+class _Big(Exception):
+    """The state-by-state search has grown big enough for the level-by-level one."""
+
+
+class _TooMany(Exception):
+    def __init__(self, states: int) -> None:
+        super().__init__(states)
+        self.states = states
+
+
+def _reach(masks: Sequence[int], p: int) -> int:
+    """Everything reachable from piece p when piece j drags along the pieces in masks[j] (bitmasks)."""
+    m = 1 << p
+    while True:
+        new = m
+        x = m
+        while x:
+            low = x & -x
+            new |= masks[low.bit_length() - 1]
+            x ^= low
+        if new == m:
+            return m
+        m = new
+
+
+def _key(pos: Sequence[Cell]) -> tuple[int, ...]:
+    """A state: every piece's offset relative to the first piece (shifting everything changes nothing)."""
+    x0, y0, z0 = pos[0]
+    out: list[int] = []
+    for x, y, z in pos[1:]:
+        out += (x - x0, y - y0, z - z0)
+    return tuple(out)
+
+
+def _locked(names: Sequence[str], part: Sequence[int],
+            states: Iterable[tuple[int, ...]]) -> tuple[tuple[str, ...], ...]:
+    """Pieces whose offsets relative to each other never change over the reached states."""
+    n = len(part)
+    keys = list(states)
+    offsets = [[(0, 0, 0)] + [k[3 * i: 3 * i + 3] for i in range(n - 1)] for k in keys]
+    classes: list[list[int]] = []
+    for i in range(n):
+        for cls in classes:
+            j = cls[0]
+            first = tuple(a - b for a, b in zip(offsets[0][i], offsets[0][j], strict=True))
+            if all(tuple(a - b for a, b in zip(o[i], o[j], strict=True)) == first for o in offsets):
+                cls.append(i)
+                break
+        else:
+            classes.append([i])
+    return tuple(tuple(names[part[i]] for i in cls) for cls in classes if len(cls) > 1)
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+class TooManyStates(Exception):
+    """The search passed `max_states` states without an answer."""
+
+    def __init__(self, states: int) -> None:
+        super().__init__(f"gave up after {states} states")
+        self.states = states
+
+
+def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset[str]] = (),
+                max_states: int | None = None, switch: int | None = SWITCH_TO_LEVELS) -> Disassembly:
+    """Take an assembly apart: `pieces` maps each piece's label to its cells as assembled.
+
+    Labels of copies (`NAME#2`) belong to the groups that name `NAME`. The pieces are tried in the
+    mapping's order (which decides between equally short separations, as BurrTools' piece order does).
+    """
+    names = list(pieces)
+    shapes = [tuple(pieces[nm]) for nm in names]
+    if len(names) < 2:
+        return Disassembly(None, Stuck(tuple(names), 0, ()), 0)
+    search = _Search(shapes, names, tuple(groups), max_states, switch)
+    origin = [(0, 0, 0)] * len(names)
+    try:
+        got = search.take_apart(list(range(len(names))), origin)
+    except _TooMany as exc:
+        raise TooManyStates(exc.states) from None
+    if isinstance(got, Stuck):
+        return Disassembly(None, got, search.visited)
+    return Disassembly(got, None, search.visited)
+
+
+# ----------------------------------------------------------------------------- for the command line
+
+
+def puzzle_groups(puzzle: object) -> tuple[frozenset[str], ...]:
+    """The puzzle's declared groups (piece names that may stay together), or none."""
+    return tuple(getattr(puzzle, "groups", ()) or ())
+
+
+def separation_json(sep: Separation) -> list[dict[str, object]]:
+    """The tree as a list of steps, in the order the pieces come apart: each step's pieces, their
+    offsets (from the assembled position) when the step starts, and its moves."""
+    return [
+        {
+            "pieces": list(s.pieces),
+            "start": {k: list(v) for k, v in s.start.items()},
+            "moves": [m.as_json() for m in s.moves],
+            "removed": list(s.removed),
+        }
+        for s in sep.steps()
+    ]
+
+
+def disassembly_json(result: Disassembly) -> dict[str, object]:
+    """Everything `cpsolve disassemble --json` prints about one assembly (apart from its name)."""
+    out: dict[str, object] = {
+        "disassemblable": result.ok,
+        "level": result.level_text(),
+        "moves_total": None if result.separation is None else result.separation.total_moves(),
+        "states": result.states,
+        "steps": [] if result.separation is None else separation_json(result.separation),
+        "stuck": None,
+    }
+    if result.stuck is not None:
+        out["stuck"] = {"pieces": list(result.stuck.pieces), "states": result.stuck.states,
+                        "locked": [list(g) for g in result.stuck.locked]}
+    return out
+
+
+@dataclass
+class LevelTally:
+    """Assemblies against solutions (assemblies that come apart), in the three counts, and the levels.
+
+    Fed one solution class at a time (its assemblies, whether its mirror image is another rotation
+    class, and its level or None): a class and its rotated and mirrored copies come apart alike,
+    since a rotation or reflection maps moves along the axes to moves along the axes.
+    """
+
+    assemblies: list[int] = field(default_factory=lambda: [0, 0, 0])
+    solutions: list[int] = field(default_factory=lambda: [0, 0, 0])
+    levels: dict[tuple[int, ...], int] = field(default_factory=dict)
+    """Level -> number of solution classes (up to rotation and reflection) at that level."""
+
+    def add(self, assemblies: int, mirror_distinct: bool, level: tuple[int, ...] | None) -> None:
+        row = (assemblies, 2 if mirror_distinct else 1, 1)
+        for i, v in enumerate(row):
+            self.assemblies[i] += v
+            if level is not None:
+                self.solutions[i] += v
+        if level is not None:
+            self.levels[level] = self.levels.get(level, 0) + 1
+
+    def highest(self) -> tuple[int, ...] | None:
+        return max(self.levels) if self.levels else None
+
+    def as_json(self) -> dict[str, object]:
+        keys = ("total", "unique_rotation", "unique_symmetry")
+        hi = self.highest()
+        return {
+            "assemblies": dict(zip(keys, self.assemblies, strict=True)),
+            "solutions": dict(zip(keys, self.solutions, strict=True)),
+            "levels": {format_level(k): v for k, v in sorted(self.levels.items())},
+            "highest_level": None if hi is None else format_level(hi),
+        }

@@ -1,0 +1,169 @@
+"""Writing BurrTools puzzle files (`.xmpuzzle`, gzip-compressed XML, version 2), with solutions.
+
+A designer can open what cpsolve solved in BurrTools (Andreas Röver's burr-tools, GPL; this writer
+follows the file format's description and shares no code with it). Each piece becomes a shape in
+its own tight box, the container becomes the result shape (`+` for optional cells), counts and
+ranges become the problem's parts, colours become constraint colours with the allowed pairs, and
+groups become group numbers. Solutions are written as assemblies in BurrTools' placement
+convention (the reader's `placed_cells`: the shape's cell p lands at position + M·p for the
+transformation M numbered t), so BurrTools shows them; a piece copy that a solution leaves out is
+written as `x`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+from ..errors import CpsolveError, unreadable
+from ..puzzle.burrtools import TRANSFORMS, apply
+from ..puzzle.geometry import Cell, normalize
+from ..puzzle.model import Puzzle
+
+_PALETTE = ((230, 25, 75), (60, 180, 75), (255, 225, 25), (0, 130, 200), (245, 130, 48), (145, 30, 180),
+            (70, 240, 240), (240, 50, 230), (210, 245, 60), (250, 190, 212), (0, 128, 128), (170, 110, 40))
+"""Display colours for the constraint colours (BurrTools stores an RGB triple per colour)."""
+
+
+def color_names(puzzle: Puzzle) -> list[str]:
+    """Every constraint colour the puzzle uses, in a fixed order: BurrTools numbers them 1, 2, ..."""
+    names = {k for _, k in puzzle.container_colors} | {k for p in puzzle.pieces for _, k in p.colors}
+    names |= {a for a, _ in puzzle.color_rules} | {b for _, b in puzzle.color_rules}
+    return sorted(names)
+
+
+def _voxel(cells: dict[Cell, str], size: tuple[int, int, int], name: str | None, extra: str = "") -> str:
+    sx, sy, sz = size
+    run = "".join(cells.get((x, y, z), "_") for z in range(sz) for y in range(sy) for x in range(sx))
+    named = f" name={quoteattr(name)}" if name else ""
+    return f'    <voxel x="{sx}" y="{sy}" z="{sz}" type="0"{named}{extra}>{run}</voxel>'
+
+
+def _box(cells: Sequence[Cell]) -> tuple[Cell, tuple[int, int, int]]:
+    lo = tuple(min(c[i] for c in cells) for i in range(3))
+    hi = tuple(max(c[i] for c in cells) for i in range(3))
+    return lo, (hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1)  # type: ignore[return-value]
+
+
+def placement_of(shape: Sequence[Cell], cells: Sequence[Cell]) -> tuple[int, int, int, int] | None:
+    """BurrTools' (x, y, z, t) that puts `shape` (in its box, hotspot at the origin) on `cells`; t < 24."""
+    target = sorted(cells)
+    lo_t = tuple(min(c[i] for c in target) for i in range(3))
+    for t in range(24):
+        moved = [apply(TRANSFORMS[t], p) for p in shape]
+        lo = tuple(min(m[i] for m in moved) for i in range(3))
+        shift = (lo_t[0] - lo[0], lo_t[1] - lo[1], lo_t[2] - lo[2])
+        if sorted((m[0] + shift[0], m[1] + shift[1], m[2] + shift[2]) for m in moved) == target:
+            return shift[0], shift[1], shift[2], t
+    return None
+
+
+def write_xmpuzzle(puzzle: Puzzle, solutions: Sequence[dict[str, list[Cell]]] = ()) -> bytes:
+    """The puzzle (and optionally solutions, as `{label: cells}` with copies `NAME#k`) as a gzip file."""
+    if puzzle.kind != "pieces":
+        raise CpsolveError("a chain puzzle cannot be written as a BurrTools file (BurrTools has no chains)",
+                           field="format")
+    colours = color_names(puzzle)
+    number = {name: i + 1 for i, name in enumerate(colours)}
+    shapes = []
+    for piece in puzzle.pieces:
+        paint = dict(piece.colors)
+        cells = {c: "#" + (str(number[paint[c]]) if c in paint else "") for c in piece.shape}
+        shapes.append(_voxel(cells, _box(piece.shape)[1], piece.name))
+    origin, size = _box(puzzle.container)
+    optional = set(puzzle.optional)
+    paint = dict(puzzle.container_colors)
+
+    def moved(c: Cell) -> Cell:
+        return (c[0] - origin[0], c[1] - origin[1], c[2] - origin[2])
+
+    result = {moved(c): ("+" if c in optional else "#") + (str(number[paint[c]]) if c in paint else "")
+              for c in puzzle.container}
+    shapes.append(_voxel(result, size, "container"))
+    group_of: dict[str, list[int]] = {}
+    for g, members in enumerate(puzzle.groups, start=1):
+        for name in sorted(members):
+            group_of.setdefault(name, []).append(g)
+    parts = []
+    for i, piece in enumerate(puzzle.pieces):
+        count = f'count="{piece.count}"' if not piece.has_range else f'min="{piece.low}" max="{piece.count}"'
+        groups = group_of.get(piece.name, [])
+        if len(groups) == 1:
+            parts.append(f'        <shape id="{i}" {count} group="{groups[0]}"/>')
+        elif groups:
+            nested = "".join(f'<group group="{g}" count="{piece.count}"/>' for g in groups)
+            parts.append(f'        <shape id="{i}" {count}>{nested}</shape>')
+        else:
+            parts.append(f'        <shape id="{i}" {count}/>')
+    pairs = [f'<pair piece="{number[a] - 1}" result="{number[b] - 1}"/>' for a, b in sorted(puzzle.color_rules)]
+    bitmap = f"      <bitmap>{''.join(pairs)}</bitmap>" if pairs else "      <bitmap/>"
+    stored = [_assembly(puzzle, sol, origin) for sol in solutions]
+    state = f' state="2" assemblies="{len(stored)}"' if stored else ' state="0"'
+    lines = [
+        '<?xml version="1.0"?>',
+        '<puzzle version="2">',
+        '  <gridType type="0"/>',
+        "  <colors>" + "".join('<color red="{}" green="{}" blue="{}"/>'.format(*_PALETTE[i % len(_PALETTE)])
+                               for i in range(len(colours))) + "</colors>" if colours else "  <colors/>",
+        "  <shapes>", *shapes, "  </shapes>",
+        "  <problems>",
+        f"    <problem name={quoteattr(puzzle.name)}{state}>",
+        "      <shapes>", *parts, "      </shapes>",
+        f'      <result id="{len(puzzle.pieces)}"/>',
+        bitmap,
+    ]
+    if stored:
+        lines += ["      <solutions>",
+                  *(f"        <solution><assembly>{a}</assembly></solution>" for a in stored),
+                  "      </solutions>"]
+    lines += ["    </problem>", "  </problems>",
+              f"  <comment>{escape(puzzle.description or puzzle.name)}</comment>", "</puzzle>", ""]
+    return gzip.compress("\n".join(lines).encode("utf-8"), mtime=0)
+
+
+def _assembly(puzzle: Puzzle, solution: dict[str, list[Cell]], origin: Cell) -> str:
+    """One stored assembly: for every piece, `count` entries in cell order, `x y z t` or `x`."""
+    by_piece: dict[str, list[list[Cell]]] = {}
+    names = {p.name for p in puzzle.pieces}
+    for label, cells in solution.items():
+        name = label if label in names else label.rsplit("#", 1)[0]
+        if name not in names:
+            raise CpsolveError(f"a solution names piece {label!r}, which the puzzle does not have",
+                               field="solutions")
+        by_piece.setdefault(name, []).append(sorted(cells))
+    out = []
+    for piece in puzzle.pieces:
+        placed = sorted(by_piece.get(piece.name, []))
+        if len(placed) > piece.count:
+            raise CpsolveError(f"a solution uses piece {piece.name} {len(placed)} times (at most {piece.count})",
+                               field="solutions")
+        for cells in placed:
+            local = [(c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]) for c in cells]
+            spot = placement_of(normalize(piece.shape), local)
+            if spot is None:
+                raise CpsolveError(f"a solution's cells for {piece.name} are not the piece turned", field="solutions")
+            out.append(" ".join(map(str, spot)))
+        out += ["x"] * (piece.count - len(placed))
+    return " ".join(out)
+
+
+def read_solutions(path: Path) -> list[dict[str, list[Cell]]]:
+    """The `pieces` of every line of a JSON-lines file written by `cpsolve enumerate --out`."""
+    out = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    pieces = json.loads(line)["pieces"]
+                    out.append({str(k): [(int(c[0]), int(c[1]), int(c[2])) for c in v] for k, v in pieces.items()})
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError, IndexError, AttributeError):
+                    raise CpsolveError("not a solution line written by 'cpsolve enumerate --out'",
+                                       where=f"{path}:{n}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(path, exc) from None
+    return out

@@ -1,0 +1,444 @@
+"""Pictures of puzzles and solutions: shaded isometric cubes as PNG (Pillow) or SVG (plain text).
+
+A picture is first a `Drawing` — polygons, lines and text in pixel coordinates, in painting order
+— built from the scene (`scene.py`); then one of two small writers turns it into bytes. Both
+formats therefore show exactly the same thing. Pillow is imported only when a PNG is written, so
+that the rest of cpsolve starts fast.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from xml.sax.saxutils import escape
+
+from ..puzzle.chain import Chain
+from ..puzzle.geometry import FACE_STEPS, Cell
+from .scene import (
+    SHADE,
+    VIEWS,
+    Part,
+    Point,
+    Projection,
+    Vec,
+    base_name,
+    exploded,
+    face_corners,
+    projection,
+    shade,
+    visible_faces,
+)
+
+BACKGROUND = "#ffffff"
+INK = "#222222"
+FONT_SIZE = 15
+
+
+@dataclass(frozen=True)
+class Polygon:
+    points: tuple[Point, ...]
+    fill: str
+
+
+@dataclass(frozen=True)
+class Line:
+    a: Point
+    b: Point
+    color: str
+    width: float
+
+
+@dataclass(frozen=True)
+class Text:
+    at: Point
+    text: str
+    size: float
+    color: str = INK
+    anchor: str = "ls"
+    """Pillow's anchors: first letter l/m/r (left, middle, right), second s/m (baseline, middle)."""
+    halo: bool = False
+
+
+Shape = Polygon | Line | Text
+
+
+@dataclass
+class Drawing:
+    """What to paint, in order, on a `width` x `height` pixel canvas."""
+
+    width: int
+    height: int
+    shapes: list[Shape] = field(default_factory=list)
+
+
+# -- from the scene to shapes ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Where scene units land in pixels: screen point p goes to origin + unit * p."""
+
+    unit: float
+    origin: Point
+
+    def px(self, p: Point) -> Point:
+        return (self.origin[0] + self.unit * p[0], self.origin[1] + self.unit * p[1])
+
+
+def _bounds(points: Sequence[Point]) -> tuple[float, float, float, float]:
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _cube_points(parts: Sequence[Part], cam: Projection) -> list[Point]:
+    return [cam.point((c[0] + dx, c[1] + dy, c[2] + dz)) for p in parts for c in p.cells
+            for dx in (0, 1) for dy in (0, 1) for dz in (0, 1)]
+
+
+def cube_shapes(parts: Sequence[Part], cam: Projection, frame: Frame, view: str | Sequence[float]) -> list[Shape]:
+    """The visible faces of the parts, far to near, each filled, then its seams and edges drawn."""
+    out: list[Shape] = []
+    edge_w = max(1.0, frame.unit / 22)
+    seam_w = max(0.6, frame.unit / 60)
+    for face in visible_faces(parts, view):
+        color = parts[face.part].color
+        lit = SHADE[face.normal]
+        corners = [frame.px(cam.point(c)) for c in face.corners()]
+        out.append(Polygon(tuple(corners), shade(color, lit)))
+        for i, strong in enumerate(face.strong):
+            a, b = corners[i], corners[(i + 1) % 4]
+            if strong:
+                out.append(Line(a, b, shade(color, 0.3), edge_w))
+            else:
+                out.append(Line(a, b, shade(color, lit * 0.82), seam_w))
+    return out
+
+
+def legend_entries(parts: Sequence[Part]) -> list[tuple[tuple[str, ...], str]]:
+    """(colours, text) per piece name, copies counted: `T (3)` with up to five of its copies' colours."""
+    seen: dict[str, list[str]] = {}
+    for p in parts:
+        seen.setdefault(p.name, []).append(p.color)
+    return [(tuple(dict.fromkeys(colors))[:5], name if len(colors) == 1 else f"{name} ({len(colors)})")
+            for name, colors in seen.items()]
+
+
+def _text_width(text: str, size: float) -> float:
+    """A conservative width estimate, so that layout does not need the font (SVG has none to ask)."""
+    return 0.62 * size * len(text)
+
+
+def _legend(
+    entries: Sequence[tuple[tuple[str, ...], str]], x: float, y: float, size: float, max_h: float
+) -> tuple[list[Shape], float, float]:
+    """Swatches and names in columns starting at (x, y); returns the shapes, width and height used."""
+    out: list[Shape] = []
+    row = size * 1.6
+    per_col = max(1, int(max_h // row))
+    col_w = max((_text_width(t, size) for _, t in entries), default=0) + size * 2.2
+    for i, (colors, text) in enumerate(entries):
+        cx = x + (i // per_col) * col_w
+        cy = y + (i % per_col) * row
+        s = size * 1.05
+        band = s / len(colors)  # copies in several colours: one stripe each
+        for j, color in enumerate(colors):
+            out.append(Polygon(((cx + j * band, cy), (cx + (j + 1) * band, cy), (cx + (j + 1) * band, cy + s),
+                                (cx + j * band, cy + s)), color))
+        for a, b in (((cx, cy), (cx + s, cy)), ((cx + s, cy), (cx + s, cy + s)), ((cx + s, cy + s), (cx, cy + s)),
+                     ((cx, cy + s), (cx, cy))):
+            out.append(Line(a, b, INK, 0.8))
+        out.append(Text((cx + s + size * 0.5, cy + s / 2), text, size, anchor="lm"))
+    cols = math.ceil(len(entries) / per_col) if entries else 0
+    return out, cols * col_w, min(len(entries), per_col) * row
+
+
+def solution_drawing(
+    parts: Sequence[Part],
+    *,
+    view: str | Sequence[float] = "front-right",
+    unit: float = 44.0,
+    title: str | None = None,
+    legend: bool = True,
+    labels: bool = False,
+) -> Drawing:
+    """Shaded cubes of the parts, a title above, the legend to the right; `labels` names each part."""
+    cam = projection(view)
+    pts = _cube_points(parts, cam)
+    x0, y0, x1, y1 = _bounds(pts)
+    margin = 16.0
+    top = margin + (FONT_SIZE * 1.8 if title else 0)
+    frame = Frame(unit, (margin - x0 * unit, top - y0 * unit))
+    shapes = cube_shapes(parts, cam, frame, view)
+    if labels:
+        shapes += _part_labels(parts, cam, frame)
+    width = margin * 2 + (x1 - x0) * unit
+    height = top + (y1 - y0) * unit + margin + (FONT_SIZE if labels else 0)
+    if legend and not labels:
+        entries = legend_entries(parts)
+        items, w, h = _legend(entries, width, top, FONT_SIZE, max(height - top - margin, 200))
+        shapes += items
+        width += w + margin
+        height = max(height, top + h + margin)
+    if title:
+        shapes.append(Text((margin, margin + FONT_SIZE), title, FONT_SIZE * 1.1, anchor="ls"))
+        width = max(width, margin * 2 + _text_width(title, FONT_SIZE * 1.1))
+    return Drawing(math.ceil(width), math.ceil(height), shapes)
+
+
+def _part_labels(parts: Sequence[Part], cam: Projection, frame: Frame) -> list[Shape]:
+    """Each part's name just in front of its lowest, front-most cube, where the picture has a gap."""
+    out: list[Shape] = []
+    for p in parts:
+        xs = [c[0] for c in p.cells]
+        y = min(c[1] for c in p.cells)
+        z = min(c[2] for c in p.cells)
+        at = frame.px(cam.point(((min(xs) + max(xs) + 1) / 2, y - 0.55, z)))
+        out.append(Text(at, p.label, FONT_SIZE, anchor="mm", halo=True))
+    return out
+
+
+def sheet_drawing(
+    solutions: Sequence[tuple[str, Sequence[Part]]],
+    *,
+    view: str | Sequence[float] = "front-right",
+    unit: float = 22.0,
+    title: str | None = None,
+    legend: bool = True,
+) -> Drawing:
+    """Several solutions side by side (a contact sheet), each captioned, one legend for all."""
+    cam = projection(view)
+    boxes = [_bounds(_cube_points(parts, cam)) for _, parts in solutions]
+    cell_w = max(b[2] - b[0] for b in boxes) * unit
+    cell_h = max(b[3] - b[1] for b in boxes) * unit
+    n = max(1, len(solutions))
+    # a little wider than tall, with as few empty places in the last row as possible
+    widths = range(math.ceil(math.sqrt(n)), math.ceil(math.sqrt(n * 1.8)) + 1)
+    cols = min(n, min(widths, key=lambda c: (-(n % c == 0), (-n) % c, c)))
+    gap, margin = 18.0, 16.0
+    top = margin + (FONT_SIZE * 1.8 if title else 0)
+    shapes: list[Shape] = []
+    caption = FONT_SIZE * 0.9
+    for i, ((name, parts), box) in enumerate(zip(solutions, boxes, strict=True)):
+        cx = margin + (i % cols) * (cell_w + gap)
+        cy = top + (i // cols) * (cell_h + gap + caption * 1.6)
+        frame = Frame(unit, (cx + (cell_w - (box[2] - box[0]) * unit) / 2 - box[0] * unit, cy - box[1] * unit))
+        shapes += cube_shapes(parts, cam, frame, view)
+        shapes.append(Text((cx + cell_w / 2, cy + cell_h + caption * 1.1), name, caption, anchor="ms"))
+    rows = math.ceil(len(solutions) / cols)
+    width = margin * 2 + cols * cell_w + (cols - 1) * gap
+    height = top + rows * (cell_h + caption * 1.6) + (rows - 1) * gap + margin
+    if solutions and legend:
+        items, w, h = _legend(legend_entries(solutions[0][1]), width, top, FONT_SIZE, max(height - top - margin, 200))
+        shapes += items
+        width += w + margin
+        height = max(height, top + h + margin)
+    if title:
+        shapes.append(Text((margin, margin + FONT_SIZE), title, FONT_SIZE * 1.1, anchor="ls"))
+    return Drawing(math.ceil(width), math.ceil(height), shapes)
+
+
+CHAIN_COLORS = ("#f2d29b", "#b9783f")
+"""Snake cubes are usually made of alternating light and dark wood."""
+STRING = "#c0392b"
+
+
+def chain_drawing(
+    pieces: Mapping[str, Sequence[Sequence[int]]],
+    *,
+    view: str | Sequence[float] = "front-right",
+    unit: float = 44.0,
+    spread: float = 1.0,
+    title: str | None = None,
+) -> Drawing:
+    """A folded chain: its cubes (a little smaller, so the string shows between them), numbered.
+
+    Cube k sits at its cell times `spread` (1: folded tight; 1.7: pulled apart to see inside). The
+    string's pieces between consecutive cubes are painted in depth order with the cubes.
+    """
+    cam = projection(view)
+    order = sorted(pieces, key=int)
+    centres: list[Vec] = []
+    for label in order:
+        c = pieces[label][0]
+        centres.append(((c[0] + 0.5) * spread, (c[1] + 0.5) * spread, (c[2] + 0.5) * spread))
+    half = 0.36
+    pts = [cam.point((c[0] + sx * half, c[1] + sy * half, c[2] + sz * half))
+           for c in centres for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+    x0, y0, x1, y1 = _bounds(pts)
+    margin = 16.0
+    top = margin + (FONT_SIZE * 1.8 if title else 0)
+    frame = Frame(unit, (margin - x0 * unit, top - y0 * unit))
+    items: list[tuple[float, int, list[Shape]]] = []
+    for k, mid_k in enumerate(centres):
+        color = CHAIN_COLORS[k % 2]
+        shapes: list[Shape] = []
+        for n, step in enumerate(FACE_STEPS):
+            if sum(step[i] * cam.toward[i] for i in range(3)) <= 1e-9:
+                continue
+            corners = [frame.px(cam.point(p)) for p in _scaled_face(mid_k, n, half)]
+            shapes.append(Polygon(tuple(corners), shade(color, SHADE[n])))
+            edge = shade(color, 0.35)
+            shapes += [Line(corners[i], corners[(i + 1) % 4], edge, max(1.0, unit / 30)) for i in range(4)]
+        shapes.append(Text(frame.px(cam.point(mid_k)), str(k), FONT_SIZE * unit / 44, INK, "mm", halo=True))
+        items.append((cam.depth(mid_k), 1, shapes))
+        if k + 1 < len(centres):
+            a, b = mid_k, centres[k + 1]
+            # only the part of the string between the two cubes can be seen
+            t0, t1 = half / spread, 1 - half / spread
+            p0 = tuple(a[i] + (b[i] - a[i]) * t0 for i in range(3))
+            p1 = tuple(a[i] + (b[i] - a[i]) * t1 for i in range(3))
+            mid = tuple((a[i] + b[i]) / 2 for i in range(3))
+            line = Line(frame.px(cam.point(p0)), frame.px(cam.point(p1)), STRING, max(2.0, unit / 12))
+            items.append((cam.depth(mid), 0, [line]))
+    items.sort(key=lambda t: (t[0], t[1]))
+    shapes_all = [s for _, _, group in items for s in group]
+    width = margin * 2 + (x1 - x0) * unit
+    height = top + (y1 - y0) * unit + margin
+    if title:
+        shapes_all.append(Text((margin, margin + FONT_SIZE), title, FONT_SIZE * 1.1, anchor="ls"))
+        width = max(width, margin * 2 + _text_width(title, FONT_SIZE * 1.1))
+    return Drawing(math.ceil(width), math.ceil(height), shapes_all)
+
+
+def _scaled_face(c: Vec, normal: int, half: float) -> list[Vec]:
+    """A face of the cube of half-side `half` centred at c (face_corners of a unit cube, scaled)."""
+    unit_corners = face_corners((0, 0, 0), normal)
+    return [(c[0] + (p[0] - 0.5) * 2 * half, c[1] + (p[1] - 0.5) * 2 * half, c[2] + (p[2] - 0.5) * 2 * half)
+            for p in unit_corners]
+
+
+# -- writers --------------------------------------------------------------------------------
+
+
+def to_svg(drawing: Drawing) -> bytes:
+    """The drawing as a standalone SVG document (UTF-8)."""
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{drawing.width}" height="{drawing.height}" '
+        f'viewBox="0 0 {drawing.width} {drawing.height}">',
+        f'<rect width="100%" height="100%" fill="{BACKGROUND}"/>',
+        '<g stroke-linecap="round" stroke-linejoin="round" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">',
+    ]
+    for s in drawing.shapes:
+        if isinstance(s, Polygon):
+            pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in s.points)
+            out.append(f'<polygon points="{pts}" fill="{s.fill}" stroke="{s.fill}" stroke-width="0.5"/>')
+        elif isinstance(s, Line):
+            out.append(f'<line x1="{s.a[0]:.1f}" y1="{s.a[1]:.1f}" x2="{s.b[0]:.1f}" y2="{s.b[1]:.1f}" '
+                       f'stroke="{s.color}" stroke-width="{s.width:.2f}"/>')
+        else:
+            anchor = {"l": "start", "m": "middle", "r": "end"}[s.anchor[0]]
+            base = ' dominant-baseline="central"' if s.anchor[1] == "m" else ""
+            halo = (' stroke="#ffffff" stroke-width="3" paint-order="stroke"' if s.halo else "")
+            out.append(f'<text x="{s.at[0]:.1f}" y="{s.at[1]:.1f}" font-size="{s.size:.1f}" fill="{s.color}" '
+                       f'text-anchor="{anchor}"{base}{halo}>{escape(s.text)}</text>')
+    out.append("</g></svg>")
+    return ("\n".join(out) + "\n").encode("utf-8")
+
+
+SUPERSAMPLE = 2
+"""PNGs are painted at twice the size and shrunk: smooth edges without a vector library."""
+
+
+def to_png(drawing: Drawing) -> bytes:
+    """The drawing as a PNG, painted with Pillow at SUPERSAMPLE times the size, then reduced."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    k = SUPERSAMPLE
+    img = Image.new("RGB", (drawing.width * k, drawing.height * k), BACKGROUND)
+    pen = ImageDraw.Draw(img)
+    fonts: dict[int, ImageFont.FreeTypeFont | ImageFont.ImageFont] = {}
+    for s in drawing.shapes:
+        if isinstance(s, Polygon):
+            pts = [(x * k, y * k) for x, y in s.points]
+            pen.polygon(pts, fill=s.fill, outline=s.fill)
+        elif isinstance(s, Line):
+            pen.line([(s.a[0] * k, s.a[1] * k), (s.b[0] * k, s.b[1] * k)], fill=s.color,
+                     width=max(1, round(s.width * k)))
+        else:
+            size = round(s.size * k)
+            if size not in fonts:
+                fonts[size] = ImageFont.load_default(size=size)
+            pen.text((s.at[0] * k, s.at[1] * k), s.text, fill=s.color, font=fonts[size], anchor=s.anchor,
+                     stroke_width=round(1.5 * k) if s.halo else 0, stroke_fill="#ffffff")
+    img = img.resize((drawing.width, drawing.height), Image.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
+def encode(drawing: Drawing, fmt: str) -> bytes:
+    if fmt == "svg":
+        return to_svg(drawing)
+    if fmt == "png":
+        return to_png(drawing)
+    raise ValueError(f"unknown picture format {fmt!r}")
+
+
+# -- the pictures the command line offers ---------------------------------------------------
+
+
+def is_chain(pieces: Mapping[str, Sequence[Sequence[int]]]) -> bool:
+    """A chain's solution labels are its cube numbers, one cell each."""
+    return all(label.isdigit() and len(cells) == 1 for label, cells in pieces.items())
+
+
+def draw_solution(
+    pieces: Mapping[str, Sequence[Sequence[int]]],
+    colors: Mapping[str, str | None] | None = None,
+    *,
+    view: str = "front-right",
+    explode: bool = False,
+    title: str | None = None,
+    unit: float = 44.0,
+) -> Drawing:
+    """One solution (`{label: cells}`): a chain is drawn as a chain, anything else as coloured pieces."""
+    from .scene import parts_of
+
+    if is_chain(pieces):
+        # Seen exactly along a cube diagonal, a folded chain's cubes hide one behind the other: turn a little.
+        v = VIEWS[view]
+        return chain_drawing(pieces, view=(v[0], v[1] * 0.45, v[2] * 0.6), unit=unit * 0.8,
+                             spread=2.2 if explode else 1.6, title=title)
+    parts = parts_of(pieces, colors)
+    if explode:
+        parts = exploded(parts)
+    return solution_drawing(parts, view=view, title=title, unit=unit)
+
+
+def unfolded_chain(chain: Chain) -> dict[str, list[Cell]]:
+    """The chain lying flat and unfolded: straight where its cubes are aligned, turning where not.
+
+    Turns alternate between +x and +y, a staircase that never crosses itself, so the picture of
+    the puzzle before it is solved shows the segment lengths as they are.
+    """
+    turns = {j.cube for j in chain.joints if j.kind == "NOT_ALIGNED"}
+    steps = ((1, 0, 0), (0, 1, 0))
+    at, heading = (0, 0, 0), 0
+    out: dict[str, list[Cell]] = {"0": [at]}
+    for k in range(1, chain.n):
+        if k in turns:  # NOT_ALIGNED on cube k: the chain turns at cube k - 1
+            heading ^= 1
+        s = steps[heading]
+        at = (at[0] + s[0], at[1] + s[1], at[2] + s[2])
+        out[str(k)] = [at]
+    return out
+
+
+def pieces_drawing(
+    pieces: Sequence[tuple[str, Sequence[Cell], str | None]], *, view: str = "front-right", title: str | None = None,
+) -> Drawing:
+    """The puzzle before it is solved: each piece (name, cells, colour) lying flat in its own frame, named."""
+    from .scene import piece_colors, piece_set
+
+    colors = piece_colors([n for n, _, _ in pieces], {n: c for n, _, c in pieces})
+    laid = piece_set([(n, cells, colors[n]) for n, cells, _ in pieces])
+    return sheet_drawing([(p.label, (p,)) for p in laid], view=view, unit=30.0, title=title, legend=False)
+
+
+__all__ = [
+    "Drawing", "Polygon", "Line", "Text", "base_name", "chain_drawing", "draw_solution", "encode", "pieces_drawing",
+    "sheet_drawing", "solution_drawing", "to_png", "to_svg",
+]

@@ -1,0 +1,17 @@
+from collections.abc import Sequence
+
+class Canon:
+    def __init__(
+        self,
+        n_cells: int,
+        n_pieces: int,
+        row_piece: Sequence[int],
+        row_start: Sequence[int],
+        row_cells: Sequence[int],
+        inverse: Sequence[int],
+        label_map: Sequence[int],
+        relabel: Sequence[int],
+        n_rotations: int,
+        copies: bool,
+    ) -> None: ...
+    def forms(self, rows: Sequence[int], /) -> tuple[bytes, bytes, int, bool, int]: ...

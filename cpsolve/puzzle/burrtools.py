@@ -1,0 +1,566 @@
+"""Reading BurrTools puzzle files (`.xmpuzzle`): cube-grid problems become cpsolve puzzles.
+
+BurrTools (Andreas Röver, burr-tools/burr-tools on GitHub, GPL) saves a puzzle as gzip-compressed
+XML (version 2): a list of shapes (voxel boxes), then problems that name some shapes as pieces, one
+as the result, and optionally store assemblies found. This reader is written from the format's
+description, not from BurrTools' code. What it maps:
+
+- a voxel string holds one character per cell of an x*y*z box, x fastest: `_` empty, `#` filled,
+  `+` filled but may stay empty (result only), each optionally followed by a colour number;
+- a problem's parts give counts (`count=`) or ranges (`min=`/`max=`) and group numbers;
+- the colour bitmap lists the allowed (piece colour, result colour) pairs.
+
+Why a separate parse step (`parse_xmpuzzle`) before the `PuzzleFile`: `cpsolve import` writes the
+YAML file from the same data the solver uses, so the two cannot drift apart, and the raw shapes
+(with BurrTools' box coordinates and hotspots) are needed to read the stored assemblies.
+Bytes are decoded as UTF-8 with a Latin-1 fall-back: real files hold Latin-1 names without
+declaring an encoding.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..errors import CpsolveError, unreadable
+from ..limits import active, check
+from .geometry import Cell
+from .model import Puzzle, to_puzzle
+from .schema import PuzzleFile
+
+GRIDS = {0: "cubes", 1: "triangular prisms", 2: "spheres", 3: "rhombic dodecahedra", 4: "tetrahedra-octahedra"}
+"""BurrTools' grid types; only 0 (cubes) is cpsolve's lattice."""
+
+Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
+
+
+def _mul(a: Matrix, b: Matrix) -> Matrix:
+    return tuple(tuple(sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)) for i in range(3))  # type: ignore[return-value]
+
+
+def _burr_transforms() -> tuple[Matrix, ...]:
+    """BurrTools' 48 placement transformations, in its numbering.
+
+    Number 4a + k is F_a · Rx^k: k quarter turns about x after one of six "face" rotations
+    F = (identity, Ry, Ry², Ry³, Rz, Rz³); number 24 + i is number i after mirroring x. Checked
+    against the assemblies stored in BurrTools' own example files (tests/test_burrtools.py).
+    """
+    eye: Matrix = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+    rx: Matrix = ((1, 0, 0), (0, 0, -1), (0, 1, 0))
+    ry: Matrix = ((0, 0, -1), (0, 1, 0), (1, 0, 0))
+    rz: Matrix = ((0, -1, 0), (1, 0, 0), (0, 0, 1))
+    ry2 = _mul(ry, ry)
+    rz3 = _mul(rz, _mul(rz, rz))
+    faces = (eye, ry, ry2, _mul(ry2, ry), rz, rz3)
+    rotations = []
+    for f in faces:
+        m = f
+        for _ in range(4):
+            rotations.append(m)
+            m = _mul(m, rx)
+    flip: Matrix = ((-1, 0, 0), (0, 1, 0), (0, 0, 1))
+    return tuple(rotations) + tuple(_mul(m, flip) for m in rotations)
+
+
+TRANSFORMS = _burr_transforms()
+
+
+def apply(m: Matrix, p: Cell) -> Cell:
+    return (m[0][0] * p[0] + m[0][1] * p[1] + m[0][2] * p[2],
+            m[1][0] * p[0] + m[1][1] * p[1] + m[1][2] * p[2],
+            m[2][0] * p[0] + m[2][1] * p[1] + m[2][2] * p[2])
+
+
+@dataclass(frozen=True)
+class BurrShape:
+    """One `<voxel>`: its box size, cells with state ('#' fixed, '+' variable) and colour (0 = none)."""
+
+    name: str | None
+    size: tuple[int, int, int]
+    cells: tuple[tuple[Cell, str, int], ...]
+    hotspot: Cell = (0, 0, 0)
+
+    def filled(self) -> tuple[Cell, ...]:
+        return tuple(c for c, _, _ in self.cells)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One `<shape>` entry of a problem: a piece shape used between `low` and `high` times."""
+
+    shape: int
+    low: int
+    high: int
+    groups: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class StoredAssembly:
+    """An assembly stored in a problem: per part and copy, (x, y, z, transformation) or None (unplaced)."""
+
+    placements: tuple[tuple[int, int, int, int] | None, ...]
+    asm_num: int | None = None
+    sol_num: int | None = None
+
+
+@dataclass(frozen=True)
+class BurrProblem:
+    name: str | None
+    parts: tuple[Part, ...]
+    result: int
+    color_pairs: tuple[tuple[int, int], ...]
+    max_holes: int | None
+    state: int
+    assemblies: int | None
+    solutions: int | None
+    stored: tuple[StoredAssembly, ...] = ()
+
+
+@dataclass(frozen=True)
+class BurrFile:
+    grid: int
+    n_colors: int
+    shapes: tuple[BurrShape, ...]
+    problems: tuple[BurrProblem, ...]
+    comment: str = ""
+    where: str = field(default="", compare=False)
+
+
+# ------------------------------------------------------------------------------------------ parsing
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The XML bytes, gunzipped if need be; the file and what it unpacks to are held to the file-size
+    limit (a few hundred gzip bytes can unpack to gigabytes)."""
+    limit = active().max_file_bytes
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    try:
+        check("max_file_bytes", "the file's size in bytes", len(raw))
+        if raw[:2] == b"\x1f\x8b":
+            try:
+                with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unpacked:
+                    raw = unpacked.read(limit + 1)
+            except (OSError, EOFError) as exc:
+                raise CpsolveError(f"not a readable gzip file: {exc}") from None
+            check("max_file_bytes", "the unpacked file's size in bytes", len(raw))
+    except CpsolveError as exc:
+        raise exc.located(str(path)) from None
+    return raw
+
+
+def _decode(raw: bytes) -> str:
+    """The XML text: the declared encoding if any, else UTF-8, else Latin-1 (which never fails)."""
+    declared = re.match(rb"""<\?xml[^>]*encoding=["']([A-Za-z0-9_.:-]+)["']""", raw)
+    if declared:
+        try:
+            return raw.decode(declared.group(1).decode("ascii"))
+        except (LookupError, UnicodeDecodeError):
+            pass
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _int(el: ET.Element, attr: str, where: str, default: int | None = None) -> int:
+    text = el.get(attr)
+    if text is None:
+        if default is None:
+            raise CpsolveError(f"<{el.tag}> has no attribute {attr!r}", where=where, field=el.tag)
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise CpsolveError(f"attribute {attr}={text!r} is not a whole number", where=where, field=el.tag) from None
+
+
+_RUN = re.compile(r"([_#+])(\d*)")
+
+
+def _voxel(el: ET.Element, index: int, where: str) -> BurrShape:
+    field_ = f"shapes.{index}"
+    sx, sy, sz = (_int(el, a, where) for a in ("x", "y", "z"))
+    if min(sx, sy, sz) < 0:
+        raise CpsolveError("a voxel box size is negative", where=where, field=field_)
+    try:
+        check("max_cells", "the voxel box's volume", sx * sy * sz, field_)
+    except CpsolveError as exc:
+        raise exc.located(where) from None
+    if _int(el, "type", where, 0) != 0:
+        raise CpsolveError("voxel type other than 0 is not a cube-grid shape", where=where, field=field_)
+    text = (el.text or "").strip()
+    tokens = _RUN.findall(text)
+    if "".join(a + b for a, b in tokens) != text:
+        raise CpsolveError("voxel string holds characters other than _ # + and colour numbers", where=where,
+                           field=field_)
+    if len(tokens) != sx * sy * sz:
+        raise CpsolveError(f"voxel string has {len(tokens)} cells, the box {sx}x{sy}x{sz} has {sx * sy * sz}",
+                           where=where, field=field_)
+    cells = []
+    for i, (state, colour) in enumerate(tokens):
+        if state != "_":
+            cells.append(((i % sx, (i // sx) % sy, i // (sx * sy)), state, int(colour or 0)))
+    hot = tuple(_int(el, a, where, 0) for a in ("hx", "hy", "hz"))
+    return BurrShape(el.get("name"), (sx, sy, sz), tuple(cells), hot)  # type: ignore[arg-type]
+
+
+def _assembly(text: str, where: str, field_: str) -> tuple[tuple[int, int, int, int] | None, ...]:
+    tokens = text.split()
+    out: list[tuple[int, int, int, int] | None] = []
+    i = 0
+    try:
+        while i < len(tokens):
+            if tokens[i] == "x":
+                out.append(None)
+                i += 1
+            else:
+                x, y, z, t = (int(v) for v in tokens[i:i + 4])
+                if len(tokens[i:i + 4]) != 4 or not 0 <= t < 48:
+                    raise ValueError
+                out.append((x, y, z, t))
+                i += 4
+    except ValueError:
+        raise CpsolveError("malformed <assembly> (want 'x y z t' or 'x' per piece)", where=where,
+                           field=field_) from None
+    return tuple(out)
+
+
+def _problem(el: ET.Element, index: int, where: str) -> BurrProblem:
+    field_ = f"problems.{index}"
+    parts = []
+    shapes_el = el.find("shapes")
+    for s in shapes_el if shapes_el is not None else []:
+        if s.tag != "shape":
+            continue
+        if s.get("count") is not None:
+            low = high = _int(s, "count", where)
+        else:
+            low, high = _int(s, "min", where, 1), _int(s, "max", where, 1)
+        groups = [_int(s, "group", where)] if s.get("group") is not None else []
+        groups += [_int(g, "group", where) for g in s.findall("group")]
+        parts.append(Part(_int(s, "id", where), low, high, tuple(g for g in groups if g)))
+    result = el.find("result")
+    if result is None:
+        raise CpsolveError("the problem has no <result>", where=where, field=field_)
+    pairs = tuple((_int(p, "piece", where), _int(p, "result", where)) for p in el.iter("pair"))
+    stored = []
+    for k, sol in enumerate(el.iter("solution")):
+        asm = sol.find("assembly")
+        if asm is None:
+            continue
+        stored.append(StoredAssembly(
+            _assembly(asm.text or "", where, f"{field_}.solutions.{k}"),
+            _int(sol, "asmNum", where) if sol.get("asmNum") else None,
+            _int(sol, "solNum", where) if sol.get("solNum") else None,
+        ))
+    holes = el.get("maxHoles")
+    return BurrProblem(
+        el.get("name"), tuple(parts), _int(result, "id", where), pairs,
+        int(holes) if holes is not None and holes.lstrip("-").isdigit() and int(holes) >= 0 else None,
+        _int(el, "state", where, 0),
+        _int(el, "assemblies", where) if el.get("assemblies") else None,
+        _int(el, "solutions", where) if el.get("solutions") else None,
+        tuple(stored),
+    )
+
+
+def parse_xmpuzzle(path: str | Path) -> BurrFile:
+    """The file's shapes and problems, checked for shape only (any grid); errors name the file."""
+    path = Path(path)
+    where = str(path)
+    text = _decode(_read_bytes(path))
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise CpsolveError(f"not a BurrTools file: XML error {exc}", where=where) from None
+    if root.tag != "puzzle":
+        raise CpsolveError(f"not a BurrTools file: the root element is <{root.tag}>, not <puzzle>", where=where)
+    version = root.get("version")
+    if version not in ("1", "2"):
+        raise CpsolveError(f"puzzle version {version!r} is not 1 or 2", where=where, field="version")
+    grid_el = root.find("gridType")
+    grid = _int(grid_el, "type", where, 0) if grid_el is not None else 0
+    colors_el = root.find("colors")
+    n_colors = len(colors_el.findall("color")) if colors_el is not None else 0
+    shapes_el = root.find("shapes")
+    # Shapes of other grids are not cube cells: they are left unread (the grid is refused on use).
+    voxels = shapes_el.findall("voxel") if shapes_el is not None and grid == 0 else []
+    shapes = tuple(_voxel(v, i, where) for i, v in enumerate(voxels))
+    problems_el = root.find("problems")
+    problems = tuple(_problem(p, i, where) for i, p in enumerate(problems_el.findall("problem"))) \
+        if problems_el is not None else ()
+    comment_el = root.find("comment")
+    return BurrFile(grid, n_colors, shapes, problems, (comment_el.text or "") if comment_el is not None else "", where)
+
+
+# ------------------------------------------------------------------------------------------ to cpsolve
+
+
+def _names(bf: BurrFile, problem: BurrProblem) -> list[str]:
+    """Piece names: the shape's own name, else BurrTools' display name S<n> (1-based); made unique."""
+    names: list[str] = []
+    for part in problem.parts:
+        shape = bf.shapes[part.shape]
+        base = (shape.name or "").strip() or f"S{part.shape + 1}"
+        name, k = base, 2
+        while name in names:
+            name, k = f"{base}-{k}", k + 1
+        names.append(name)
+    return names
+
+
+def _color_name(n: int) -> str:
+    return f"c{n}"
+
+
+class _Row(str):
+    """A drawing row: written in double quotes so that every row of a layer lines up in the YAML."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+class _Layer(list):  # type: ignore[type-arg]
+    """A drawing layer: one line of the YAML file."""
+
+
+_Dumper.add_representer(_Row, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", str(v), style='"'))
+_Dumper.add_representer(_Layer, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
+
+
+def to_yaml(data: dict[str, Any]) -> str:
+    """`puzzle_data` as a YAML puzzle file: drawings one layer per line, rows quoted alike."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=None, width=200, allow_unicode=True)
+
+
+def _drawing(cells: dict[Cell, str], size: tuple[int, int, int]) -> list[list[str]]:
+    sx, sy, sz = size
+    return [_Layer(_Row("".join(cells.get((x, y, z), ".") for x in range(sx))) for y in range(sy)) for z in range(sz)]
+
+
+def _tight(cells: list[Cell]) -> tuple[list[Cell], tuple[int, int, int]]:
+    lo = [min(c[i] for c in cells) for i in range(3)]
+    hi = [max(c[i] for c in cells) for i in range(3)]
+    moved = [(c[0] - lo[0], c[1] - lo[1], c[2] - lo[2]) for c in cells]
+    return moved, (hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1)
+
+
+def select_problem(bf: BurrFile, problem: int) -> BurrProblem:
+    """Problem number `problem` (0-based), refusing grids and features cpsolve cannot model."""
+    where = bf.where
+    if bf.grid != 0:
+        grid = GRIDS.get(bf.grid, f"unknown grid {bf.grid}")
+        raise CpsolveError(f"grid of {grid} (BurrTools gridType {bf.grid}): cpsolve models the cube grid only",
+                           where=where, field="gridType")
+    if not bf.problems:
+        raise CpsolveError("the file holds no problem", where=where, field="problems")
+    if not 0 <= problem < len(bf.problems):
+        raise CpsolveError(f"the file holds {len(bf.problems)} problems (0 to {len(bf.problems) - 1}); "
+                           f"there is no problem {problem}", where=where, field="problem")
+    prob = bf.problems[problem]
+    field_ = f"problems.{problem}"
+    n = len(bf.shapes)
+    for idx in (prob.result, *(p.shape for p in prob.parts)):
+        if not 0 <= idx < n:
+            raise CpsolveError(f"shape {idx} does not exist (the file has {n})", where=where, field=field_)
+    if prob.max_holes is not None:
+        raise CpsolveError("maxHoles (a limit on empty optional cells) is not modelled by cpsolve",
+                           where=where, field=f"{field_}.maxHoles")
+    for part in prob.parts:
+        shape = bf.shapes[part.shape]
+        label = shape.name or f"S{part.shape + 1}"
+        if any(state == "+" for _, state, _ in shape.cells):
+            raise CpsolveError(f"shape {label} has variable ('+') cells; only the result may have them",
+                               where=where, field=field_)
+        if not shape.cells:
+            raise CpsolveError(f"shape {label} is empty", where=where, field=field_)
+    return prob
+
+
+def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
+    """The cpsolve puzzle file (as plain data, ready for YAML) of one problem of a BurrTools file."""
+    prob = select_problem(bf, problem)
+    names = _names(bf, prob)
+    result = bf.shapes[prob.result]
+    marks = {c: ("+" if state == "+" else "#") for c, state, _ in result.cells}
+    if not any(m == "#" for m in marks.values()):
+        raise CpsolveError("the result has no fixed ('#') cell", where=bf.where, field=f"problems.{problem}.result")
+    container: dict[str, Any] = {"layers": _drawing(marks, result.size)}
+    colored: dict[str, list[list[int]]] = {}
+    for c, _, colour in result.cells:
+        if colour:
+            colored.setdefault(_color_name(colour), []).append(list(c))
+    if colored:
+        container["cell_colors"] = colored
+    pieces: dict[str, Any] = {}
+    groups: dict[int, list[str]] = {}
+    for name, part in zip(names, prob.parts, strict=True):
+        if part.high <= 0:
+            continue  # a part that may be used 0 times at most is no part
+        shape = bf.shapes[part.shape]
+        cells, size = _tight(list(shape.filled()))
+        by_cell = dict(zip(cells, (colour for _, _, colour in shape.cells), strict=True))
+        spec: dict[str, Any] = {"layers": _drawing(dict.fromkeys(cells, "#"), size)}
+        if part.low != part.high:
+            spec["count"] = {"min": part.low, "max": part.high}
+        elif part.high != 1:
+            spec["count"] = part.high
+        piece_colors: dict[str, list[list[int]]] = {}
+        for c, colour in by_cell.items():
+            if colour:
+                piece_colors.setdefault(_color_name(colour), []).append(list(c))
+        if piece_colors:
+            spec["cell_colors"] = piece_colors
+        pieces[name] = spec
+        for g in part.groups:
+            groups.setdefault(g, []).append(name)
+    title = prob.name or f"problem {problem}"
+    data: dict[str, Any] = {
+        "name": Path(bf.where).stem + (f"-{problem}" if len(bf.problems) > 1 else ""),
+        "description": f"{title} (imported from BurrTools file {Path(bf.where).name})",
+        "source": f"BurrTools file {Path(bf.where).name}, problem {problem}",
+        "container": container,
+        "pieces": pieces,
+    }
+    if prob.color_pairs or colored or any("cell_colors" in p for p in pieces.values()):
+        rules: dict[str, list[str]] = {}
+        for p, r in prob.color_pairs:
+            rules.setdefault(_color_name(p + 1), []).append(_color_name(r + 1))
+        data["color_rules"] = rules
+    if groups:
+        data["groups"] = [members for _, members in sorted(groups.items())]
+    return data
+
+
+def read_xmpuzzle(path: str | Path, problem: int = 0) -> Puzzle:
+    """Problem number `problem` (0-based) of a BurrTools `.xmpuzzle` file as a cpsolve puzzle."""
+    bf = parse_xmpuzzle(path)
+    data = puzzle_data(bf, problem)
+    try:
+        spec = PuzzleFile.model_validate(data)
+        return to_puzzle(spec, origin=bf.where)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        raise CpsolveError(err["msg"].removeprefix("Value error, "), where=bf.where,
+                           field=".".join(str(p) for p in err["loc"])) from None
+    except CpsolveError as exc:
+        raise exc.located(bf.where) from None
+
+
+# ------------------------------------------------------------------------------------------ stored assemblies
+
+
+def placed_cells(shape: BurrShape, placement: tuple[int, int, int, int]) -> list[Cell]:
+    """The result cells a shape covers at BurrTools placement (x, y, z, t).
+
+    BurrTools turns the shape's whole box by matrix t, shifts it back to the origin and puts the
+    turned hotspot at (x, y, z); the shift cancels, so a cell p lands at (x, y, z) + M·(p - hotspot).
+    """
+    x, y, z, t = placement
+    m = TRANSFORMS[t]
+    hx, hy, hz = shape.hotspot
+    out = []
+    for p in shape.filled():
+        q = apply(m, (p[0] - hx, p[1] - hy, p[2] - hz))
+        out.append((x + q[0], y + q[1], z + q[2]))
+    return sorted(out)
+
+
+def assembly_pieces(bf: BurrFile, problem: int, assembly: StoredAssembly) -> dict[str, list[Cell]]:
+    """A stored assembly as `{label: cells}` in the puzzle's coordinates (copies `NAME#k`, k in cell order)."""
+    prob = select_problem(bf, problem)
+    names = _names(bf, prob)
+    expected = sum(max(p.high, 0) for p in prob.parts)
+    if len(assembly.placements) != expected:
+        raise CpsolveError(f"a stored assembly has {len(assembly.placements)} entries, the parts {expected}",
+                           where=bf.where, field=f"problems.{problem}.solutions")
+    out: dict[str, list[Cell]] = {}
+    k = 0
+    for name, part in zip(names, prob.parts, strict=True):
+        placed = []
+        for _ in range(max(part.high, 0)):
+            spot = assembly.placements[k]
+            k += 1
+            if spot is not None:
+                placed.append(placed_cells(bf.shapes[part.shape], spot))
+        placed.sort()
+        for i, cells in enumerate(placed, start=1):
+            out[f"{name}#{i}" if part.high > 1 else name] = cells
+    return out
+
+
+def stored_solutions(path: str | Path, problem: int = 0) -> list[dict[str, list[Cell]]]:
+    """The assemblies stored in a problem of the file, each as `{label: cells}` (see `assembly_pieces`)."""
+    bf = parse_xmpuzzle(path)
+    prob = select_problem(bf, problem)
+    return [assembly_pieces(bf, problem, a) for a in prob.stored]
+
+
+def check_assembly(puzzle: Puzzle, pieces: dict[str, list[Cell]]) -> str | None:
+    """Why `pieces` is not a solution of `puzzle` (overlap, outside, a required cell empty, a count or
+    colour broken), or None when it is one. Shapes are checked up to rotation."""
+    from .geometry import normalize, orientations
+
+    by_name = {p.name: p for p in puzzle.pieces}
+    inside = set(puzzle.container)
+    paint = dict(puzzle.container_colors)
+    used: dict[str, int] = {}
+    seen: dict[Cell, str] = {}
+    for label, cells in pieces.items():
+        name = label if label in by_name else label.rsplit("#", 1)[0]
+        piece = by_name.get(name)
+        if piece is None:
+            return f"{label}: no such piece"
+        used[name] = used.get(name, 0) + 1
+        if normalize(cells) not in orientations(piece.shape):
+            return f"{label}: its cells are not the piece's shape turned (mirror images are not allowed)"
+        for c in cells:
+            if c not in inside:
+                return f"{label}: cell {list(c)} is outside the container"
+            if c in seen:
+                return f"{label}: cell {list(c)} is also covered by {seen[c]}"
+            seen[c] = label
+        if (piece.colors or paint) and not _colours_fit(puzzle, piece, cells, paint):
+            return f"{label}: a cell's colour may not sit on the container cell's colour"
+    for c in puzzle.required:
+        if c not in seen:
+            return f"required cell {list(c)} is empty"
+    for piece in puzzle.pieces:
+        n = used.get(piece.name, 0)
+        if not piece.low <= n <= piece.count:
+            return f"piece {piece.name} is used {n} times, not {piece.low}..{piece.count}"
+    return None
+
+
+def _colours_fit(puzzle: Puzzle, piece: Any, cells: list[Cell], paint: dict[Cell, str]) -> bool:
+    """Some rotation of the piece onto `cells` puts every piece colour on an allowed container colour."""
+    from .geometry import ROTATIONS
+
+    target = sorted(cells)
+    colours = dict(piece.colors)
+    for t in ROTATIONS:
+        moved = [t.apply(c) for c in piece.shape]
+        lo = [min(m[i] for m in moved) for i in range(3)]
+        tlo = [min(c[i] for c in target) for i in range(3)]
+        shift = [tlo[i] - lo[i] for i in range(3)]
+        placed = {(m[0] + shift[0], m[1] + shift[1], m[2] + shift[2]): c
+                  for m, c in zip(moved, piece.shape, strict=True)}
+        if sorted(placed) != target:
+            continue
+        if all(puzzle.color_allows(colours.get(src), paint.get(dst)) for dst, src in placed.items()):
+            return True
+    return False

@@ -1,0 +1,12 @@
+from collections.abc import Sequence
+
+def probes(
+    n_cells: int,
+    piece_counts: Sequence[int],
+    row_piece: Sequence[int],
+    row_cells: Sequence[Sequence[int]],
+    starts: Sequence[Sequence[int]],
+    probes: int,
+    seed: int,
+    /,
+) -> list[float]: ...

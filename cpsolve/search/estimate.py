@@ -1,0 +1,202 @@
+"""How big is the search? Knuth's estimate of the search tree by random probes.
+
+D. E. Knuth, "Estimating the efficiency of backtrack programs", Mathematics of Computation 29
+(1975) 121-136: walk from the root choosing one child uniformly at random at every node, and add up
+the products of the branching degrees met on the way; the mean over many walks is an unbiased
+estimate of the number of nodes of the tree. The tree is the one the dlx engine searches (the cell
+with the fewest candidates, or a single-copy piece with fewer), so the estimate predicts its work.
+
+It serves three purposes: `cpsolve estimate MODEL` (size and time before a long run), choosing the
+key piece (the one whose restricted tree is smallest, not merely the one with fewest
+representatives: on the Tetris Cube those differ by a factor of 2.3 in nodes), and ordering work.
+The walks run in C (`_estimate.c`); `python_probe` is the readable twin, tested to give the same
+numbers with the same random sequence.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..problem.placements import ExactCoverProblem
+from ..problem.symmetry import KeyChoice, apply_key
+
+_MASK64 = (1 << 64) - 1
+DEFAULT_SEED = 0x9E3779B97F4A7C15
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The estimated number of search nodes, with the standard error of that mean."""
+
+    nodes: float
+    stderr: float
+    probes: int
+
+    @property
+    def relative_error(self) -> float:
+        return self.stderr / self.nodes if self.nodes else 0.0
+
+
+def _next_random(state: list[int]) -> int:
+    """xorshift64* (Vigna), exactly as `_estimate.c` computes it."""
+    x = state[0]
+    x ^= x >> 12
+    x ^= (x << 25) & _MASK64
+    x ^= x >> 27
+    state[0] = x
+    return (x * 2685821657736338717) & _MASK64
+
+
+def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[int]) -> float:
+    """One random walk from the node `forced`: 1 + d1 + d1*d2 + ... (the readable twin of `walk`)."""
+    rem = list(problem.piece_counts)
+    filled: set[int] = set()
+    for r in forced:
+        row = problem.rows[r]
+        if filled.intersection(row.cells):
+            return 1.0
+        filled.update(row.cells)
+        rem[row.piece] -= 1
+        if rem[row.piece] < 0:
+            return 1.0
+    live = [r for r, row in enumerate(problem.rows) if rem[row.piece] > 0 and filled.isdisjoint(row.cells)]
+    weight, total = 1.0, 1.0
+    while len(filled) < problem.n_cells:
+        count = [0] * problem.n_cells
+        pcount = [0] * problem.n_pieces
+        for r in live:
+            pcount[problem.rows[r].piece] += 1
+            for c in problem.rows[r].cells:
+                count[c] += 1
+        best_n, best = min((count[c], c) for c in range(problem.n_cells) if c not in filled)
+        best_piece, dead = -1, best_n == 0
+        for p in range(problem.n_pieces):
+            if dead or rem[p] == 0:
+                continue
+            if pcount[p] < rem[p]:
+                dead = True
+            elif rem[p] == 1 and pcount[p] < best_n:
+                best_n, best_piece = pcount[p], p
+        if dead:
+            break
+        if best_piece >= 0:
+            cands = [r for r in live if problem.rows[r].piece == best_piece]
+        else:
+            cands = [r for r in live if best in problem.rows[r].cells]
+        weight *= len(cands)
+        total += weight
+        chosen = problem.rows[cands[_next_random(state) % len(cands)]]
+        filled.update(chosen.cells)
+        rem[chosen.piece] -= 1
+        live = [r for r in live if rem[problem.rows[r].piece] > 0 and filled.isdisjoint(problem.rows[r].cells)]
+    return total
+
+
+def probe_values(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], probes: int,
+                 seed: int = DEFAULT_SEED, compiled: bool = True) -> list[float]:
+    """The estimate of each walk over the subproblems `starts` (each walk picks one uniformly)."""
+    if compiled:
+        try:
+            from ._estimate import probes as c_probes
+        except ImportError:
+            compiled = False
+        else:
+            values: list[float] = c_probes(problem.n_cells, list(problem.piece_counts),
+                                           [row.piece for row in problem.rows], [row.cells for row in problem.rows],
+                                           [tuple(s) for s in starts], probes, seed)
+            return values
+    state = [seed or DEFAULT_SEED]
+    out = []
+    for _ in range(probes):
+        which = starts[_next_random(state) % len(starts)]
+        out.append(len(starts) * python_probe(problem, which, state))
+    return out
+
+
+def estimate(problem: ExactCoverProblem, starts: Sequence[Sequence[int]] = ((),), probes: int = 1000,
+             seed: int = DEFAULT_SEED) -> Estimate:
+    """Knuth's estimate of the nodes the engine visits over all of `starts` (default: the whole tree)."""
+    values = probe_values(problem, starts, probes, seed)
+    mean = statistics.fmean(values)
+    spread = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+    return Estimate(mean, spread, len(values))
+
+
+SMALL_TREE = 200_000.0
+"""Below this many estimated nodes the whole search takes well under a second: the key the cheap
+rule picks is kept, and no time is spent comparing keys."""
+PROBES_PER_PLACEMENT = 50
+"""Walks per kept key placement (stratified: every subproblem gets its share, which removes the
+variance of picking among them). 50 ranked the Tetris Cube's twelve keys with the best first, in
+about 0.7 s of CPU (estimated against real nodes per key: `python benchmarks/profile_engine.py
+tetris-cube`, results/engine-profile-tetris-cube.md)."""
+
+
+def subtree_estimate(problem: ExactCoverProblem, key: KeyChoice, probes_per_start: int = PROBES_PER_PLACEMENT,
+                     seed: int = DEFAULT_SEED) -> float:
+    """Estimated nodes of the search restricted by `key`: the sum over its kept placements."""
+    broken = apply_key(problem, key)
+    starts: list[tuple[int, ...]] = [(r,) for r in broken.key_rows] or [()]
+    return sum(statistics.fmean(probe_values(broken.problem, [s], probes_per_start, seed + i))
+               for i, s in enumerate(starts))
+
+
+def smallest_tree_key(problem: ExactCoverProblem) -> Callable[[Sequence[KeyChoice]], KeyChoice]:
+    """A `pick` for `choose_key`: the candidate whose restricted search tree is estimated smallest.
+
+    The first candidate (the fewest-representatives rule's choice) is estimated first; when its tree
+    is small the comparison would cost more than it can save, and it is kept.
+    """
+    def pick(candidates: Sequence[KeyChoice]) -> KeyChoice:
+        first = subtree_estimate(problem, candidates[0], probes_per_start=10)
+        if first < SMALL_TREE:
+            return candidates[0]
+        sizes = [subtree_estimate(problem, c) for c in candidates]
+        return candidates[min(range(len(candidates)), key=lambda i: (sizes[i], i))]
+
+    return pick
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """What `cpsolve estimate` reports: the tree, and the time it should take on the dlx engine."""
+
+    tree: Estimate
+    nodes_per_second: float | None
+    """The dlx engine's speed on this problem, measured on a short sample of its own search."""
+
+    @property
+    def seconds(self) -> float | None:
+        return None if not self.nodes_per_second else self.tree.nodes / self.nodes_per_second
+
+    @property
+    def seconds_spread(self) -> float | None:
+        return None if not self.nodes_per_second else self.tree.stderr / self.nodes_per_second
+
+
+def estimate_run(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], probes: int = 2000,
+                 sample_seconds: float = 0.3, seed: int = DEFAULT_SEED) -> RunEstimate:
+    """The tree over the subproblems `starts` (stratified: every subproblem gets its share of the
+    walks) and the dlx engine's node rate, sampled by searching the subproblems for `sample_seconds`."""
+    per = max(probes // len(starts), 2)
+    samples = [probe_values(problem, [s], per, seed + i) for i, s in enumerate(starts)]
+    tree = Estimate(sum(statistics.fmean(v) for v in samples),
+                    math.sqrt(sum(statistics.variance(v) / per for v in samples)), per * len(starts))
+    try:
+        from .backends.dlx import build_engine
+
+        engine = build_engine(problem)
+    except ImportError:  # the compiled engine is not built here: no speed to measure
+        return RunEstimate(tree, None)
+    nodes, began = 0, time.process_time()  # CPU time: the rate of one core, whatever else runs
+    for s in starts:
+        left = sample_seconds - (time.process_time() - began)
+        if left <= 0:
+            break
+        nodes += engine.search(None, forced=tuple(s), timeout=left)["nodes"]
+    spent = time.process_time() - began
+    return RunEstimate(tree, nodes / spent if nodes and spent > 0 else None)

@@ -1,0 +1,258 @@
+"""`cpsolve design`: the snake-cube census and the piece-set search.
+
+The census is checked three ways: against a brute force written here (all directed Hamiltonian
+paths, canonical forms under the box's isometries and reversal: no Burnside, no symmetry
+reduction), against cpsolve's own chain model (`cpsolve enumerate` on a chain file: joint clauses on
+a SAT backend), and against published 3x3x3 figures. The C search is checked against its Python twin.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import run_cli
+
+from cpsolve.analysis.design import pieces as design
+from cpsolve.analysis.design import snake
+from cpsolve.problem.symmetry import SymmetryElement, container_group
+from cpsolve.puzzle.geometry import box_cells
+
+needs_native = pytest.mark.skipif(not snake.native_available(), reason="the C census search is not built")
+
+
+def brute_force(size: tuple[int, int, int]) -> dict[int, tuple[int, int, int]]:
+    """Ordered turn sequence -> (total, up to rotation, up to rotation and reflection), the slow way.
+
+    Every directed Hamiltonian path from every cell; a physical folding is a path, or for a
+    palindromic sequence the path and its reverse; classes are canonical forms under the group.
+    """
+    cells = box_cells(size)
+    index = {c: i for i, c in enumerate(cells)}
+    near = [[index[q] for q in ((c[0] + d[0], c[1] + d[1], c[2] + d[2]) for d in
+                                ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))) if q in index]
+            for c in cells]
+    group = container_group(cells)
+    paths: list[tuple[int, ...]] = []
+
+    def grow(path: list[int]) -> None:
+        if len(path) == len(cells):
+            paths.append(tuple(path))
+            return
+        for q in near[path[-1]]:
+            if q not in path:
+                path.append(q)
+                grow(path)
+                path.pop()
+
+    for start in range(len(cells)):
+        grow([start])
+
+    def turns(path: tuple[int, ...]) -> int:
+        s = 0
+        for i in range(1, len(path) - 1):
+            a, b, c = (cells[path[i - 1]], cells[path[i]], cells[path[i + 1]])
+            if tuple(b[k] - a[k] for k in range(3)) != tuple(c[k] - b[k] for k in range(3)):
+                s |= 1 << (i - 1)
+        return s
+
+    by_seq: dict[int, list[tuple[int, ...]]] = defaultdict(list)
+    for p in paths:
+        by_seq[turns(p)].append(p)
+    width = len(cells) - 2
+    out = {}
+    for s, ps in by_seq.items():
+        palindrome = snake.reverse_bits(s, width) == s
+
+        def states(p: tuple[int, ...], pal: bool = palindrome) -> list[tuple[int, ...]]:
+            return [p, p[::-1]] if pal else [p]
+
+        def canon(p: tuple[int, ...], elements: list[SymmetryElement]) -> tuple[int, ...]:
+            return min(tuple(g.perm[c] for c in q) for g in elements for q in states(p))
+
+        physical = {min(states(p)) for p in ps}
+        rotations = [g for g in group if not g.is_reflection]
+        out[s] = (len(physical), len({canon(p, rotations) for p in ps}), len({canon(p, list(group)) for p in ps}))
+    return out
+
+
+@pytest.mark.parametrize("size", [(2, 2, 2), (2, 2, 3), (1, 3, 4), (2, 3, 3)])
+def test_census_matches_brute_force(size: tuple[int, int, int]) -> None:
+    expected = brute_force(size)
+    census = snake.census(size, snake.walk)
+    width = census.chains[0].n - 2
+    assert census.ordered == len(expected)
+    for chain in census.chains:
+        for s in {chain.sequence, snake.reverse_bits(chain.sequence, width)}:
+            assert expected[s] == (chain.total, chain.up_to_rotation, chain.foldings), chain.as_json()
+    assert len(census.chains) == len({min(s, snake.reverse_bits(s, width)) for s in expected})
+
+
+@needs_native
+@pytest.mark.parametrize("size", [(2, 2, 3), (2, 3, 3), (2, 2, 5), (1, 4, 4)])
+def test_c_search_matches_python_twin(size: tuple[int, int, int]) -> None:
+    graph = snake.box_graph(size)
+    for prefix, _ in snake.prefixes(graph, 3):
+        assert snake.c_walk(graph, prefix) == snake.walk(graph, prefix)
+    census = snake.census(size, snake.c_walk, workers=2)
+    assert census == snake.census(size, snake.walk)
+    for chain in census.chains[:3] + census.chains[-3:]:  # one chain's foldings, the search the sampler uses
+        for walker in (snake.walk, snake.c_walk):
+            assert snake.foldings_of(graph, chain.sequence, walker) == chain
+            early = snake.foldings_of(graph, chain.sequence, walker, stop_above=1)
+            assert early == chain if chain.foldings == 1 else early in (None, chain)
+
+
+@needs_native
+def test_3x3x3_census_against_published_figures() -> None:
+    """22,897 ordered chains: professorguy.com/ideas/snakecube.html (solving all 2^25 chains);
+    4,960,608 directed Hamiltonian paths: lpetrich, "Cube Snake Puzzle", iidb.org forum thread."""
+    census = snake.census((3, 3, 3))
+    s = census.summary()
+    assert s["ordered_chains"] == 22897
+    assert s["chains"] == (22897 + s["palindromic_chains"]) // 2 == 11487
+    graph = snake.box_graph((3, 3, 3))
+    directed = sum(2 * c.total for c in census.chains)  # a chain's foldings, read from either end
+    assert directed == 4960608
+    assert len(graph.perms) == 48
+    seed = next(c for c in census.chains if c.segments in (
+        [3, 2, 2, 3, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 3, 3, 3], [3, 3, 3, 3, 2, 2, 2, 3, 3, 2, 2, 3, 2, 3, 2, 2, 3]))
+    assert (seed.total, seed.up_to_rotation, seed.foldings) == (48, 2, 1)  # the snake-27 model's reference
+
+
+def test_census_agrees_with_chain_model() -> None:
+    """A few dozen chains of small boxes, each solved by `enumerate` machinery as its own puzzle."""
+    rng = random.Random(17)
+    for size, k in (((2, 2, 3), 8), ((2, 3, 3), 12), ((2, 2, 4), 6)):
+        census = snake.census(size, snake.walk)
+        chosen = rng.sample(census.chains, k) + [c for c in census.chains if c.palindrome][:2]
+        for chain in chosen:
+            assert snake.enumerate_chain(size, chain.segments) == (chain.total, chain.up_to_rotation, chain.foldings)
+
+
+def test_segments_round_trip() -> None:
+    for s in (0, 1, 0b101, 0b1111111):
+        assert snake.sequence_of(snake.segments_of(s, 9)) == s
+    assert snake.segments_of(0b0101, 6) == [2, 3, 3]
+    assert snake.turns_text(0b0101, 6) == "ETSTSE"
+
+
+def test_design_snake_cli_writes_puzzles_enumerate_confirms(tmp_path: Path) -> None:
+    out = tmp_path / "c.jsonl"
+    proc = run_cli("design", "snake", "--box", "2x2x4", "--out", str(out), "--puzzles", str(tmp_path / "p"),
+                   "--max-files", "2", "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert summary["chains"] == len(lines) and summary["puzzle_files"] == 2
+    assert summary["unique_chains"] == sum(1 for r in lines if r["foldings"] == 1)
+    for path in sorted((tmp_path / "p").iterdir()):
+        ref = yaml.safe_load(path.read_text())["reference"]
+        got = run_cli("enumerate", str(path), "--json", "--no-save", "--quiet")
+        assert got.returncode == 0, got.stderr
+        counts = json.loads(got.stdout)
+        assert (counts["total"], counts["unique_rotation"], counts["unique_symmetry"]) == (
+            ref["total"], ref["unique_rotation"], 1)
+
+
+@needs_native
+def test_design_snake_sample_finds_unique_chains(tmp_path: Path) -> None:
+    out = tmp_path / "s.jsonl"
+    proc = run_cli("design", "snake", "--box", "3x3x3", "--sample", "30", "--out", str(out), "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["unique"] + summary["several"] + summary["undecided"] == 30
+    census = {tuple(c.segments): c for c in snake.census((3, 3, 3)).chains}
+    finds = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(finds) == summary["unique"] > 0
+    for f in finds:
+        assert census[tuple(f["segments"])].foldings == 1
+
+
+@pytest.mark.parametrize("box", ["3x3", "0x2x2", "9x9x9", "axbxc"])
+def test_design_snake_bad_box_is_one_line(box: str) -> None:
+    proc = run_cli("design", "snake", "--box", box)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and proc.stderr.startswith("cpsolve: error: --box: ")
+
+
+def test_pools() -> None:
+    assert [len(design.polycubes(n)) for n in range(1, 6)] == [1, 1, 2, 8, 29]
+    flat = {s for s in design.polycubes(5) if any(max(c[i] for c in s) == 0 for i in range(3))}
+    assert set(design.pentominoes().values()) == flat and len(flat) == 12  # the twelve, each drawn once
+    pool = design.pool_from("tricubes,tetracubes")
+    sets = list(design.candidates(pool, 27))
+    assert len(sets) == 2 * 28  # one tricube and six of the eight tetracubes: 3 + 24 = 27
+    assert all(sum(len(pool[n]) * k for n, k in s) == 27 for s in design.candidates(pool, 27, copies=2))
+
+
+def test_judge_unique_several_and_pruned() -> None:
+    pool = design.pentominoes()
+    # 3x20 is filled by the twelve pentominoes in exactly 2 ways (Haselgrove): two classes -> several
+    assert design.judge((1, 3, 20), tuple((n, 1) for n in sorted(pool)), pool).status == "several"
+    assert design.judge((1, 2, 5), (("I", 1), ("X", 1)), pool).status == "pruned"  # X fits nowhere in 2x5
+    verdict = design.judge((1, 2, 5), (("L", 1), ("P", 1)), pool)
+    assert verdict.status == "none" and verdict.counts == (0, 0, 0)
+    verdict = design.judge((1, 2, 5), (("I", 2),), pool)
+    assert verdict.status == "unique" and verdict.counts == (1, 1, 1)  # the copies are interchangeable
+
+
+def test_design_pieces_cli_finds_are_confirmed(tmp_path: Path) -> None:
+    out = tmp_path / "d.jsonl"
+    proc = run_cli("design", "pieces", "--box", "1x3x5,1x4x5", "--pool", "pentominoes", "--out", str(out),
+                   "--puzzles", str(tmp_path / "p"), "--json", "--quiet", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert summary["candidates"] == len(rows) == 220 + 495  # C(12,3) for 15 cells, C(12,4) for 20
+    assert summary["unique"] == sum(1 for r in rows if r["status"] == "unique") > 0
+    files = sorted((tmp_path / "p").iterdir())
+    assert len(files) == min(20, summary["unique"])
+    for path in files[:4]:
+        got = run_cli("enumerate", str(path), "--json", "--no-save", "--quiet")
+        assert got.returncode == 0, got.stderr
+        assert json.loads(got.stdout)["unique_symmetry"] == 1
+
+
+def test_design_unique_single_fix_is_proved_by_enumeration(tmp_path: Path) -> None:
+    from cpsolve.analysis.design import unique
+    from cpsolve.puzzle.catalog import load
+
+    report = unique.suggest(load("t-tetracube-6x6x2"), limit=3)
+    assert report.assemblies == 136 and report.size == 1 and report.fixes
+    for fix in report.fixes:
+        assert fix.verified_total == 1
+        (name, cells), = fix.pieces
+        assert name == "T" and len(cells) == 4
+    proc = run_cli("design", "unique", "t-tetracube-6x6x2", "--limit", "1", "--puzzles", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    (path,) = tmp_path.iterdir()
+    got = run_cli("enumerate", str(path), "--json", "--no-save", "--quiet")
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)["total"] == 1
+
+
+def test_design_unique_needs_two_pieces_for_soma() -> None:
+    from cpsolve.analysis.design import unique
+    from cpsolve.puzzle.catalog import load
+
+    report = unique.suggest(load("soma"), limit=2)
+    assert report.assemblies == 11520 and report.size == 2  # no single placement occurs in only one assembly
+    assert [f.verified_total for f in report.fixes] == [1, 1]
+
+
+@pytest.mark.parametrize("args, start", [
+    (("pieces", "--pool", "hexominoes"), "cpsolve: error: --pool: unknown pool"),
+    (("pieces", "--box", "3x3"), "cpsolve: error: --box: "),
+    (("unique", "snake-27"), "cpsolve: error: "),  # then the model's file, "kind:" and the problem
+])
+def test_design_bad_input_is_one_line(args: tuple[str, ...], start: str) -> None:
+    proc = run_cli("design", *args)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(start) and proc.stderr.strip().count("\n") == 0
+    if args[0] == "unique":
+        assert "snake-27" in proc.stderr and ": kind: design unique works on packings" in proc.stderr

@@ -1,0 +1,60 @@
+"""Knuth's estimate of the search tree: the compiled walks against their twin, against the real
+tree, and the key choice it drives."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_cli
+
+from cpsolve.puzzle.catalog import load
+from cpsolve.search.backends.dlx import build_engine
+from cpsolve.search.enumeration import prepare, subproblems
+from cpsolve.search.estimate import estimate, probe_values
+
+
+@pytest.mark.parametrize("model", ["soma", "cubissimo", "slothouber-graatsma", "t-tetracube-6x6x2"])
+def test_compiled_walks_equal_the_python_twin(model):
+    """Same random sequence, same tree: the same estimate, walk for walk."""
+    broken = prepare(load(model)).broken
+    starts = subproblems(broken)
+    assert probe_values(broken.problem, starts, 60, seed=7) == probe_values(broken.problem, starts, 60, seed=7,
+                                                                            compiled=False)
+
+
+@pytest.mark.parametrize("model", ["soma", "cubissimo", "slothouber-graatsma"])
+def test_estimate_is_close_to_the_real_tree(model):
+    """The mean of the walks estimates the nodes the engine visits (without its pocket pruning)."""
+    broken = prepare(load(model)).broken
+    starts = subproblems(broken)
+    engine = build_engine(broken.problem)
+    real = sum(engine.search(None, forced=s, region_pruning=False)["nodes"] for s in starts)
+    est = estimate(broken.problem, starts, probes=20000, seed=11)
+    assert abs(est.nodes - real) <= max(5 * est.stderr, 0.02 * real), (est, real)
+    assert est.relative_error < 0.1
+
+
+def test_a_tree_of_one_path_is_estimated_exactly():
+    """With one solution and no branching the walk is the tree: no spread at all."""
+    puzzle = prepare(load("soma"))
+    solution: list[tuple[int, ...]] = []
+    build_engine(puzzle.broken.problem).search(lambda rows: solution.append(rows) or True)
+    forced = solution[0][:-1]  # all but one piece placed: a single child remains
+    est = estimate(puzzle.broken.problem, [forced], probes=50)
+    assert (est.nodes, est.stderr) == (2.0, 0.0)
+
+
+def test_tetris_cube_key_is_chosen_by_tree_size_not_by_representatives():
+    """Without a key in its file, the Tetris Cube gets YELLOW1 (30.0 M nodes), not RED2, the piece with
+    the fewest representatives (67.9 M nodes: results/engine-profile-tetris-cube.md)."""
+    puzzle = load("tetris-cube")
+    assert puzzle.key_piece is None
+    assert prepare(puzzle).broken.key.name == "YELLOW1"
+
+
+def test_estimate_command_prints_nodes_and_time():
+    proc = run_cli("estimate", "soma", "--probes", "2000")
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.splitlines()[:2]
+    nodes = int(first.split("about ")[1].split(" search")[0].replace(",", ""))
+    assert 7000 < nodes < 11000 and "key piece" in first  # DLX1 visits 8739 nodes on the same XCC
+    assert "s on one core" in second and "nodes/s" in second

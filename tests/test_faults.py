@@ -1,0 +1,332 @@
+"""Faults in the middle of a run: a worker killed, the parent stopped by SIGTERM/SIGHUP/SIGINT or killed.
+
+After each, no process of the run may be left, and the counts must be exact (the dead worker's part
+rerun, nothing counted twice) or clearly marked incomplete with the solutions file agreeing with
+the printed summary line for line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cpsolve.errors import CpsolveError
+from cpsolve.puzzle.catalog import load
+from cpsolve.search.backends.dlx import DlxBackend
+from cpsolve.search.enumeration import enumerate_classes, plan, prepare
+from cpsolve.search.isolate import Overrun, run_isolated
+
+SOMA = (11520, 480, 240)
+CONWAY = (27456, 1144, 572)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (children, grandchildren), from /proc."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                kids = [int(k) for k in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie has exited: only its parent's bookkeeping is left)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_gone(pids: list[int], within: float) -> list[int]:
+    end = time.monotonic() + within
+    while time.monotonic() < end and any(alive(p) for p in pids):
+        time.sleep(0.05)
+    return [p for p in pids if alive(p)]
+
+
+_started: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_leftovers():
+    """A failing test must not leave its run behind for the next test to trip over."""
+    yield
+    while _started:
+        proc = _started.pop()
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+
+
+def start(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen([sys.executable, "-m", "cpsolve", *args], cwd=cwd, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _started.append(proc)
+    return proc
+
+
+def wait_for_workers(proc: subprocess.Popen[str], n: int, timeout: float = 30) -> list[int]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        kids = [k for k in descendants(proc.pid) if alive(k)]
+        if len(kids) >= n:
+            return kids
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the workers did not start")
+
+
+def wait_for_lines(path: Path, n: int, proc: subprocess.Popen[str], timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if path.exists() and path.read_text().count("\n") >= n:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not reach {n} lines")
+
+
+class DyingBackend(DlxBackend):
+    """dlx, except that the worker running `doomed` kills itself (SIGKILL, as the OOM killer would)
+    after sending `after` solutions — only the first time, unless `always`; a marker file says
+    whether it has died already (the attempts run in different processes)."""
+
+    def __init__(self, doomed: tuple[int, ...], after: int, marker: Path, always: bool = False):
+        super().__init__()
+        self.doomed, self.after, self.marker, self.always = doomed, after, marker, always
+
+    def _search(self, problem, forced, run):  # type: ignore[no-untyped-def]
+        if forced != self.doomed or (self.marker.exists() and not self.always):
+            return super()._search(problem, forced, run)
+        sent = 0
+        emit = run.emit
+
+        def deadly(rows: tuple[int, ...]) -> bool:
+            nonlocal sent
+            stop = emit(rows)
+            sent += 1
+            if sent == self.after:
+                self.marker.write_text("died")
+                time.sleep(0.2)  # let the solutions reach the parent first
+                os.kill(os.getpid(), signal.SIGKILL)
+            return stop
+
+        run.emit = deadly  # type: ignore[method-assign]
+        return super()._search(problem, forced, run)
+
+
+def busiest_part(prepared, workers: int) -> tuple[tuple[int, ...], int]:
+    """The part with the most solutions (and how many), found by a serial run of each part."""
+    backend = DlxBackend()
+    best: tuple[tuple[int, ...], int] = ((), -1)
+    for forced in plan(prepared.broken, workers, backend.parts_per_worker):
+        found: list[tuple[int, ...]] = []
+        backend.search(prepared.broken.problem, lambda rows, f=found: f.append(rows), forced=forced)
+        if len(found) > best[1]:
+            best = (forced, len(found))
+    return best
+
+
+def test_a_dead_workers_part_is_rerun_and_nothing_is_counted_twice(tmp_path):
+    prepared = prepare(load("soma"))
+    doomed, n = busiest_part(prepared, 2)
+    assert n >= 4
+    marker = tmp_path / "died"
+    result = enumerate_classes(prepared, DyingBackend(doomed, n // 2, marker), workers=2)
+    assert marker.read_text() == "died"  # the worker did die halfway through its part
+    assert result.status.value == "complete"
+    assert (result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry) == SOMA
+    assert result.tally.found == enumerate_classes(prepared, DlxBackend(), workers=1).tally.found
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # every worker was reaped
+
+
+def test_a_part_that_kills_its_worker_twice_stops_the_run_naming_it(tmp_path):
+    prepared = prepare(load("soma"))
+    doomed, n = busiest_part(prepared, 2)
+    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    began = time.perf_counter()
+    with pytest.raises(CpsolveError) as err:
+        enumerate_classes(prepared, DyingBackend(doomed, 1, tmp_path / "died", always=True), workers=2)
+    assert err.value.exit_code == 1
+    assert f"subproblem {parts.index(doomed) + 1} of {len(parts)} failed: its worker died 2 times " \
+           "(last killed by SIGKILL)" in str(err.value)
+    assert time.perf_counter() - began < 10
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def summary_counts(stdout: str) -> tuple[int, int, int]:
+    line = stdout.splitlines()[0].split(": ", 1)[1].removeprefix("INTERRUPTED (counts so far, incomplete): ")
+    words = line.split()
+    return int(words[0]), int(words[4]), int(words[8])
+
+
+def file_counts(path: Path) -> tuple[int, int, int]:
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    return (sum(r["assemblies"] for r in lines), sum(2 if r["mirror_distinct"] else 1 for r in lines), len(lines))
+
+
+def test_killing_a_worker_from_outside_keeps_the_counts_exact(tmp_path):
+    proc = start("enumerate", "conway-5x5x5", "--workers", "2", "--json", "--no-save", "-q", cwd=tmp_path)
+    workers = wait_for_workers(proc, 2)
+    time.sleep(0.5)
+    os.kill(workers[0], signal.SIGKILL)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    result = json.loads(out)
+    assert (result["total"], result["unique_rotation"], result["unique_symmetry"]) == CONWAY
+    assert result["status"] == "complete"
+    assert wait_gone(workers + descendants(proc.pid), 1.0) == []
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_stop_signal_ends_the_run_cleanly(sig, code, workers, tmp_path):
+    """Like Ctrl-C: the summary says INTERRUPTED, the file agrees with it, no worker is left."""
+    out_file = tmp_path / "b.jsonl"
+    proc = start("enumerate", "bedlam", "--workers", workers, "--out", str(out_file), "-q", cwd=tmp_path)
+    kids = wait_for_workers(proc, 2) if workers == "2" else []
+    wait_for_lines(out_file, 5, proc)  # the search is running and writing
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 2.0
+    assert proc.returncode == code, err
+    assert "Traceback" not in err
+    assert "INTERRUPTED (counts so far, incomplete)" in out.splitlines()[0]
+    counts = summary_counts(out)
+    assert counts[0] > 0
+    # The file has one line per class the summary counts; each line gives its class's full size, of
+    # which the summary's total counts the assemblies actually visited (README: "interrupted runs").
+    in_file = file_counts(out_file)
+    assert in_file[2] == counts[2] and in_file[0] >= counts[0] and in_file[1] >= counts[1]
+    assert wait_gone(kids, 1.0) == []
+
+
+def test_sigkill_of_the_parent_leaves_no_worker(tmp_path):
+    proc = start("enumerate", "bedlam", "--workers", "2", "--no-save", "-q", cwd=tmp_path)
+    workers = wait_for_workers(proc, 2)
+    proc.kill()
+    proc.wait()
+    assert wait_gone(workers, 1.0) == []
+
+
+def test_sigkill_of_compare_leaves_no_child_or_grandchild(tmp_path):
+    proc = start("compare", "bedlam", "--backends", "dlx", "--workers", "2", cwd=tmp_path)
+    everyone = wait_for_workers(proc, 3)  # the measured child and its two workers
+    proc.kill()
+    proc.wait()
+    assert wait_gone(everyone, 1.5) == []
+
+
+def test_sigterm_of_compare_stops_its_child_and_reports(tmp_path):
+    proc = start("compare", "bedlam", "--backends", "dlx", cwd=tmp_path)
+    child = wait_for_workers(proc, 1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err
+    assert "interrupted" in out
+    assert wait_gone(child, 1.0) == []
+
+
+def _ignore_stops_and_sleep() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    time.sleep(60)
+
+
+def test_a_measured_child_that_ignores_its_limit_is_killed():
+    began = time.perf_counter()
+    with pytest.raises(Overrun):
+        run_isolated(_ignore_stops_and_sleep, limit=0.5)
+    assert time.perf_counter() - began < 0.5 + 2.0 + 1.0
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def one_line(proc: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
+    assert proc.returncode == code, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cpsolve: error: "), proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+def cli(*args: str, cwd: Path, stdout: int | None = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cpsolve", *args], cwd=cwd, text=True, stdout=stdout,
+                          stderr=subprocess.PIPE, timeout=120, check=False)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_full_disk_is_one_line_and_exit_1(tmp_path):
+    """Writing the solutions file, compare's rows or stdout to a full device: one line, exit 1."""
+    one_line(cli("enumerate", "soma", "--out", "/dev/full", "-q", cwd=tmp_path), 1,
+             "/dev/full: cannot write the solutions file: No space left on device")
+    proc = cli("compare", "soma", "--backends", "dlx", "--out", "/dev/full", cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stderr.count("cpsolve: error:") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == ("cpsolve: error: /dev/full: cannot write the file: "
+                                                    "No space left on device (the rows are printed above)")
+    assert "11520" in proc.stdout  # the finished row is printed, not lost
+    with open("/dev/full", "w") as full:
+        one_line(cli("list", cwd=tmp_path, stdout=full.fileno()), 1, "cannot write the output: No space left")
+
+
+def test_an_unwritable_destination_fails_before_the_run(tmp_path):
+    began = time.perf_counter()
+    proc = cli("enumerate", "bedlam", "--out", str(tmp_path / "no" / "such" / "dir.jsonl"), "-q", cwd=tmp_path)
+    one_line(proc, 2, "cannot write the file: No such file or directory")
+    proc = cli("compare", "bedlam", "--out", str(tmp_path), cwd=tmp_path)
+    one_line(proc, 2, f"{tmp_path}: cannot write the file: Is a directory")
+    assert time.perf_counter() - began < 15  # neither ran Bedlam (about 20 s)
+
+
+EARLY = {
+    "importing": "import os, signal, sys; sys.argv[0] = 'cpsolve'\n"
+                 "import cpsolve.cli\nos.kill(os.getpid(), signal.SIGINT)\nimport time; time.sleep(10)\n",
+    "loading": "import os, signal, sys; sys.argv = ['cpsolve', 'enumerate', 'bedlam', '-q']\n"
+               "import cpsolve.cli, cpsolve.puzzle.catalog as c\nload = c.load\n"
+               "def interrupted(name):\n    os.kill(os.getpid(), signal.SIGINT)\n    return load(name)\n"
+               "c.load = interrupted\ncpsolve.cli.main()\n",
+}
+
+
+@pytest.mark.parametrize("moment", sorted(EARLY))
+def test_ctrl_c_while_starting_prints_no_traceback(moment, tmp_path):
+    """Ctrl-C while cpsolve imports, or while it loads the model: exit 130, no traceback.
+
+    The signal is sent from inside, at that very moment, so the test does not depend on timing.
+    (Not covered: the interpreter's own start and `cpsolve/__init__`, before `cpsolve.cli` runs its
+    first line, some tens of milliseconds; a signal there still prints Python's traceback.)
+    """
+    proc = subprocess.run([sys.executable, "-c", EARLY[moment]], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr, proc.stderr
+
+
+def test_a_killed_compare_child_is_a_failed_row_and_exit_1(tmp_path):
+    proc = start("compare", "bedlam", "--backends", "dlx", cwd=tmp_path)
+    (child,) = wait_for_workers(proc, 1)
+    os.kill(child, signal.SIGKILL)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "cpsolve: error: bedlam: dlx: the measured process was killed by SIGKILL"
+    assert "failed: the measured process was killed by SIGKILL" in out

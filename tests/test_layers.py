@@ -1,0 +1,107 @@
+"""The package's layers point one way: a module imports only from its own stage or the ones below.
+
+The stages follow the data: a puzzle file becomes a puzzle, the puzzle a problem (placements,
+symmetry, canonical forms), the problem is searched, the results are analysed, then written out;
+the command line sits on top. Imports inside functions count too: a lazy import is still an edge.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "cpsolve"
+
+STAGES: dict[str, int] = {
+    "cpsolve": 0,
+    "cpsolve.errors": 0,
+    "cpsolve.limits": 0,
+    "cpsolve.puzzle": 1,
+    "cpsolve.problem": 2,
+    "cpsolve.search": 3,
+    "cpsolve.analysis": 4,
+    "cpsolve.output": 5,
+    "cpsolve.api": 6,
+    "cpsolve.cli": 6,
+    "cpsolve.__main__": 7,
+}
+"""Each module's stage is that of its longest prefix here; the README's Layout section lists them."""
+
+
+def stage_of(module: str) -> int:
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:n])
+        if prefix in STAGES and (n > 1 or len(parts) == 1):
+            return STAGES[prefix]
+    raise AssertionError(f"{module} is in no stage: add it to STAGES and to the README's Layout section")
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_modules(source: str, name: str, is_package: bool = False) -> list[tuple[int, str]]:
+    """(line, absolute module) of every cpsolve import in module `name`'s source, wherever it stands."""
+    package = name if is_package else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(source, name)):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "cpsolve"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "cpsolve":
+                continue
+            if node.module is None or target in ("cpsolve",):
+                # `from . import x` / `from .. import x`: each name may be a module of that package.
+                out += [(node.lineno, f"{target}.{a.name}" if f"{target}.{a.name}" in _modules() else target)
+                        for a in node.names]
+            else:
+                out.append((node.lineno, target))
+    return out
+
+
+def _modules() -> set[str]:
+    return {module_name(p) for p in PACKAGE.rglob("*.py")}
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def upward_imports(source: str, name: str, is_package: bool = False) -> list[str]:
+    mine = stage_of(name)
+    return [f"line {line}: {name} (stage {mine}) imports {target} (stage {stage_of(target)})"
+            for line, target in imported_modules(source, name, is_package) if stage_of(target) > mine]
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down(path: Path) -> None:
+    upward = upward_imports(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py")
+    assert not upward, "\n".join(upward)
+
+
+def test_the_checker_sees_function_local_and_relative_imports() -> None:
+    """The rule must be able to fail: lazy, relative and absolute imports of a higher stage are caught."""
+    lazy = "def f():\n    from ..search.enumeration import prepare\n    return prepare\n"
+    assert imported_modules(lazy, "cpsolve.puzzle.probe") == [(2, "cpsolve.search.enumeration")]
+    assert upward_imports(lazy, "cpsolve.puzzle.probe") == [
+        "line 2: cpsolve.puzzle.probe (stage 1) imports cpsolve.search.enumeration (stage 3)"]
+    assert upward_imports("import cpsolve.cli\n", "cpsolve.output.probe")
+    assert upward_imports("from .. import output\n", "cpsolve.problem.probe")
+    assert not upward_imports("from ..puzzle.geometry import Cell\nfrom . import symmetry\n", "cpsolve.problem.probe")
+
+
+def test_every_module_has_a_stage() -> None:
+    for path in SOURCES:
+        stage_of(module_name(path))
