@@ -44,7 +44,8 @@ if TYPE_CHECKING:
     from .search.result import EnumerationResult, SolutionClass
 
 app = typer.Typer(
-    help="Solve, count and compare solvers on polycube packing and snake-cube puzzles.",
+    help="Solve, count, take apart, draw and design polycube packing, burr and snake-cube puzzles; compare solver "
+    "backends on the same model.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

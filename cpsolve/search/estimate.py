@@ -126,9 +126,10 @@ def estimate(problem: ExactCoverProblem, starts: Sequence[Sequence[int]] = ((),)
     return Estimate(mean, spread, len(values))
 
 
-SMALL_TREE = 200_000.0
-"""Below this many estimated nodes the whole search takes well under a second: the key the cheap
-rule picks is kept, and no time is spent comparing keys."""
+SMALL_TREE = 2_000_000.0
+"""Below this many estimated nodes the whole search takes a second or two: the key the cheap rule
+picks is kept, and no time is spent comparing keys (on the 6x10 pentomino box, 0.9 M nodes, the
+comparison cost 0.9 s against a 0.6 s search: `python benchmarks/peers.py`)."""
 PROBES_PER_PLACEMENT = 50
 """Walks per kept key placement (stratified: every subproblem gets its share, which removes the
 variance of picking among them). 50 ranked the Tetris Cube's twelve keys with the best first, in
