@@ -752,9 +752,12 @@ def estimate(
     """
     from .puzzle.catalog import load
     from .search.enumeration import prepare, subproblems
-    from .search.estimate import estimate_run
+    from .search.estimate import estimate_run, modelled
 
     prepared = prepare(load(model), symmetry_breaking)
+    if not modelled(prepared.problem):
+        raise CpsolveError("the estimate does not model optional cells or piece ranges yet", where=prepared.name,
+                           exit_code=1)
     run = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
     tree = run.tree
     typer.echo(f"{prepared.name}: about {tree.nodes:,.0f} search nodes (± {tree.stderr:,.0f}, one standard error, "

@@ -58,3 +58,15 @@ def test_estimate_command_prints_nodes_and_time():
     nodes = int(first.split("about ")[1].split(" search")[0].replace(",", ""))
     assert 7000 < nodes < 11000 and "key piece" in first  # DLX1 visits 8739 nodes on the same XCC
     assert "s on one core" in second and "nodes/s" in second
+
+
+def test_puzzles_with_optional_cells_or_ranges_are_not_estimated(tmp_path):
+    """The walks fill every cell with exactly each piece's count: with optional cells or ranges they would
+    follow another tree, so `estimate` says so in one line and the key choice keeps the cheap rule."""
+    path = tmp_path / "opt.yaml"
+    path.write_text("name: opt\ncontainer:\n  layers: [['##+', '###']]\npieces:\n"
+                    "  A: {cells: [[0,0,0], [1,0,0]]}\n  B: {cells: [[0,0,0], [1,0,0], [2,0,0]]}\n")
+    proc = run_cli("estimate", str(path))
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == "cpsolve: error: opt: the estimate does not model optional cells or piece ranges yet"
+    assert prepare(load(str(path))).broken.key.kind in ("piece", "cell", "none")

@@ -51,6 +51,12 @@ def _next_random(state: list[int]) -> int:
     return (x * 2685821657736338717) & _MASK64
 
 
+def modelled(problem: ExactCoverProblem) -> bool:
+    """Whether the walks follow the engine's tree: they fill every cell and use each piece exactly its
+    count, so optional cells and piece ranges (where the engine may stop early) are not modelled yet."""
+    return not problem.features()
+
+
 def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[int]) -> float:
     """One random walk from the node `forced`: 1 + d1 + d1*d2 + ... (the readable twin of `walk`)."""
     rem = list(problem.piece_counts)
@@ -153,6 +159,8 @@ def smallest_tree_key(problem: ExactCoverProblem) -> Callable[[Sequence[KeyChoic
     is small the comparison would cost more than it can save, and it is kept.
     """
     def pick(candidates: Sequence[KeyChoice]) -> KeyChoice:
+        if not modelled(problem):
+            return candidates[0]
         first = subtree_estimate(problem, candidates[0], probes_per_start=10)
         if first < SMALL_TREE:
             return candidates[0]
