@@ -110,12 +110,18 @@ class _Collector:
         self.last_progress = 0.0
 
     def __call__(self, rows: tuple[int, ...]) -> bool:
-        with _ctrl_c_held():
-            return self._collect(rows)
-
-    def _collect(self, rows: tuple[int, ...]) -> bool:
         p = self.prepared
-        forms = p.canonicalizer.forms(p.broken.problem, rows)
+        forms = p.canonicalizer.forms(p.broken.problem, rows)  # pure: nothing to protect yet
+        if forms.symmetry_key in self.result.tally.symmetry_keys:
+            # Not a new class: nothing is written, so the summary cannot get ahead of the file, and the
+            # signal handlers need not be swapped (six signal() calls, the costliest step per solution
+            # once the canonical form is compiled; most solutions of a big run land here).
+            return self._collect(rows, forms)
+        with _ctrl_c_held():
+            return self._collect(rows, forms)
+
+    def _collect(self, rows: tuple[int, ...], forms: Forms) -> bool:
+        p = self.prepared
         tally = self.result.tally
         if tally.add(forms, p.broken.weight_of(rows)) and self.on_class is not None:
             self.on_class(self._solution_class(rows, forms))
