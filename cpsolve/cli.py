@@ -696,11 +696,12 @@ def export_cmd(
 
 def _export_xmpuzzle(model: str, output: Path, solutions_file: Path | None) -> None:
     """The puzzle as a BurrTools file, with the solutions of a JSON-lines file if given."""
-    from .output.burrtools import read_solutions, write_xmpuzzle
+    from .output.burrtools import write_xmpuzzle
+    from .output.solutions import read_solutions
     from .puzzle.catalog import load
 
     puzzle = load(model)
-    solutions = read_solutions(solutions_file) if solutions_file is not None else []
+    solutions = [r["pieces"] for r in read_solutions(solutions_file)] if solutions_file is not None else []
     data = write_xmpuzzle(puzzle, solutions)
     try:
         output.write_bytes(data)
@@ -852,7 +853,7 @@ def draw_cmd(
     """Draw a solution as shaded cubes (PNG or SVG): colours, piece outlines, a legend."""
     from .output import pictures
     from .output.scene import VIEWS, parts_of
-    from .output.solutions import read_solution_line
+    from .output.solutions import read_solution_line, read_solutions
 
     fmt = output.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
@@ -884,7 +885,7 @@ def draw_cmd(
         if path is None:
             raise CpsolveError("--sheet needs a solutions file (cpsolve enumerate MODEL --out FILE.jsonl)",
                                field="--sheet")
-        records = _first_records(path, sheet)
+        records = read_solutions(path, sheet)
         solutions = [(f"#{i}", parts_of(r["pieces"], colors)) for i, r in enumerate(records)]
         drawing = pictures.sheet_drawing(solutions, view=view, title=f"{label}: solutions 0-{len(records) - 1}"
                                          if title else None)
@@ -906,21 +907,6 @@ def _puzzle_for_model(model: str) -> Puzzle:
     return load(model)
 
 
-def _first_records(path: Path, n: int) -> list[dict[str, Any]]:
-    """The first n solution lines of a file (fewer if it is shorter), each checked like `show` does."""
-    from .output.solutions import read_solution_line
-
-    out = []
-    for i in range(n):
-        try:
-            out.append(read_solution_line(path, i))
-        except CpsolveError:
-            if i == 0:
-                raise
-            break
-    return out
-
-
 @app.command("view")
 def view_cmd(
     source: SourceArg,
@@ -928,7 +914,8 @@ def view_cmd(
     limit: Annotated[int, typer.Option(min=0, help="At most this many solutions of the file (0 = all).")] = 0,
 ) -> None:
     """Write one self-contained HTML page to turn a solution around in 3-D and watch it assembled."""
-    from .output.page import page_html, read_solutions
+    from .output.page import page_html
+    from .output.solutions import read_solutions
 
     path, name = _solutions_source(source)
     puzzle: Puzzle | None

@@ -13,12 +13,10 @@ written as `x`.
 from __future__ import annotations
 
 import gzip
-import json
 from collections.abc import Sequence
-from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
-from ..errors import CpsolveError, unreadable
+from ..errors import CpsolveError
 from ..puzzle.burrtools import TRANSFORMS, apply
 from ..puzzle.geometry import Cell, normalize
 from ..puzzle.model import Puzzle
@@ -148,22 +146,3 @@ def _assembly(puzzle: Puzzle, solution: dict[str, list[Cell]], origin: Cell) -> 
             out.append(" ".join(map(str, spot)))
         out += ["x"] * (piece.count - len(placed))
     return " ".join(out)
-
-
-def read_solutions(path: Path) -> list[dict[str, list[Cell]]]:
-    """The `pieces` of every line of a JSON-lines file written by `cpsolve enumerate --out`."""
-    out = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    pieces = json.loads(line)["pieces"]
-                    out.append({str(k): [(int(c[0]), int(c[1]), int(c[2])) for c in v] for k, v in pieces.items()})
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError, IndexError, AttributeError):
-                    raise CpsolveError("not a solution line written by 'cpsolve enumerate --out'",
-                                       where=f"{path}:{n}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(path, exc) from None
-    return out

@@ -14,10 +14,9 @@ import json
 from collections.abc import Mapping, Sequence
 from html import escape
 from importlib.resources import files
-from pathlib import Path
 from typing import Any
 
-from ..errors import CpsolveError, unreadable
+from ..errors import CpsolveError
 from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
 from .pictures import CHAIN_COLORS, STRING
@@ -25,25 +24,6 @@ from .scene import DIRECTIONS, Step, parts_of, removal_order
 
 ALPHABET = "".join(chr(c) for c in range(33, 127) if chr(c) not in "\"\\<>&'")
 """One character per piece in a solution string: printable ASCII that needs no escaping in HTML or JSON."""
-
-
-def read_solutions(path: Path, limit: int = 0) -> list[dict[str, Any]]:
-    """Every solution line of a JSON-lines file (the first `limit` when > 0), checked like `show` does."""
-    from .solutions import _parse_line
-
-    out: list[dict[str, Any]] = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh):
-                if limit and n >= limit:
-                    break
-                if line.strip():
-                    out.append(_parse_line(line, path, n))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(path, exc) from None
-    if not out:
-        raise CpsolveError("holds no solutions", where=str(path))
-    return out
 
 
 def page_data(

@@ -77,6 +77,24 @@ def read_solution_line(path: Path, index: int) -> dict[str, Any]:
                        where=str(path))
 
 
+def read_solutions(path: Path, limit: int = 0) -> list[dict[str, Any]]:
+    """Every solution line of a JSON-lines file (the first `limit` when > 0), each checked as
+    `read_solution_line` checks one; a file with none is an error. One pass over the file."""
+    out: list[dict[str, Any]] = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh):
+                if limit and len(out) >= limit:
+                    break
+                if line.strip():
+                    out.append(_parse_line(line, path, n))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(path, exc) from None
+    if not out:
+        raise CpsolveError("holds no solutions", where=str(path))
+    return out
+
+
 def _parse_line(line: str, path: Path, n: int) -> dict[str, Any]:
     where = f"{path}:{n + 1}"
     try:
