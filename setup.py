@@ -31,5 +31,6 @@ setup(
         native("cpsolve.search._estimate"),  # Knuth's tree estimate (search/estimate.py has the twin)
         native("cpsolve.problem._canon"),  # canonical forms (problem/canonical.py has the twin)
         native("cpsolve.analysis.design._snakes"),  # the snake census's path search (snake.py has the twin)
+        native("cpsolve.analysis._disassemble"),  # the disassembly search (disassembly.py has the twin)
     ],
 )

@@ -8,10 +8,12 @@ cpsolve and BurrTools runs of a row one after the other, `--repeats` times; the 
 medians of the process's CPU seconds (user + system, from wait4) and wall seconds, and the counts
 or level each program printed, so that the two sides are seen to do the same work.
 
-Rows: the library's six-piece burr and Cutler's Burr #305 (assemble + disassemble); the
-SolidSixPieceBurrs and PelikanBurr files (assemble + disassemble, as `burrTxt -d`); and the
-disassembly alone of the solutions stored in those files (as `burrTxt -x -d`, which re-disassembles
-the stored solutions), also timed inside the process (without Python's start-up and imports).
+Rows: cpsolve's start-up alone (`python -m cpsolve --help`: the interpreter and the command line's
+imports, which every cpsolve row pays); the library's six-piece burr and Cutler's Burr #305
+(assemble + disassemble); the SolidSixPieceBurrs and PelikanBurr files (assemble + disassemble, as
+`burrTxt -d`); and the disassembly alone of the solutions stored in those files (as `burrTxt -x -d`,
+which re-disassembles the stored solutions), also timed inside the process (without Python's start-up
+and imports), with the compiled search and with its Python twin (`--twin`).
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ import json, sys, time
 from cpsolve.analysis.disassembly import disassemble
 from cpsolve.puzzle.burrtools import read_xmpuzzle, stored_solutions
 path = sys.argv[1]
+native = sys.argv[2:] != ["--twin"]
 groups = tuple(read_xmpuzzle(path).groups)
 stored = stored_solutions(path)
 t = time.process_time()
-levels = [disassemble(a, groups).level_text() for a in stored]
-print(json.dumps({"seconds": time.process_time() - t, "levels": levels}))
+levels = [disassemble(a, groups, native=native).level_text() for a in stored]
+print(json.dumps({"seconds": time.process_time() - t, "levels": levels, "native": native}))
 """
 
 
@@ -83,6 +86,8 @@ def summarize(program: str, out: str) -> str:
             return f"{m.group(1)} assemblies, {m.group(2)} solutions"
         levels = re.findall(r"level: (\d+)", out)
         return f"{len(levels)} stored solutions re-disassembled; first levels {','.join(sorted(set(levels)))}"
+    if not out.lstrip().startswith("{"):
+        return "start-up only (the help text)"
     data = json.loads(out)
     if "disassembly" in data:
         d = data["disassembly"]
@@ -93,8 +98,16 @@ def summarize(program: str, out: str) -> str:
         hist: dict[str, int] = {}
         for v in data["levels"]:
             hist[str(v)] = hist.get(str(v), 0) + 1
-        return f"{len(data['levels'])} stored solutions; levels {hist}; analysis alone {data['seconds']:.3f} s CPU"
+        how = "compiled search" if data["native"] else "Python twin"
+        return (f"{len(data['levels'])} stored solutions; levels {hist}; analysis alone ({how}) "
+                f"{data['seconds']:.3f} s CPU")
     return f"level {data.get('level')}"
+
+
+def shown_path(arg: str) -> str:
+    """An argument as the table shows it: paths next to the repository as `../...` (the machine's own
+    folder names are no part of the command to run elsewhere)."""
+    return arg.replace(str(ROOT.parent), "..")
 
 
 def main() -> None:
@@ -106,7 +119,8 @@ def main() -> None:
     pin = shutil.which("taskset") is not None
     bt = str(args.burrtxt) if args.burrtxt else None
 
-    tasks: list[tuple[str, list[tuple[str, list[str]]]]] = []
+    tasks: list[tuple[str, list[tuple[str, list[str]]]]] = [
+        ("start-up: interpreter and command-line imports", [("cpsolve", [*PY, "--help"])])]
     for model in ("six-piece-burr", "cutler-burr-305"):
         tasks.append((f"{model}: assemble + disassemble", [
             ("cpsolve", [*PY, "enumerate", model, "--disassemble", "--workers", "1", "--quiet", "--no-save",
@@ -117,7 +131,8 @@ def main() -> None:
             continue
         full = [("cpsolve", [*PY, "enumerate", path, "--disassemble", "--workers", "1", "--quiet", "--no-save",
                              "--json"])]
-        stored = [("cpsolve", [sys.executable, "-c", INNER, path])]
+        stored = [("cpsolve", [sys.executable, "-c", INNER, path]),
+                  ("cpsolve (Python twin)", [sys.executable, "-c", INNER, path, "--twin"])]
         if bt:
             full.append(("burrTxt", [bt, "-d", "-q", path]))
             stored.append(("burrTxt", [bt, "-x", "-d", path]))
@@ -132,14 +147,14 @@ def main() -> None:
                 samples[program].append(measure_children(cmd, pin))
         for program, cmd in runs:
             got = samples[program]
-            shown = " ".join("python" if c == sys.executable else "'<stored-solutions timer>'" if c == INNER else c
-                             for c in cmd).replace(str(ROOT.parent), "..")
+            shown = " ".join("python" if c == sys.executable else "'<stored-solutions timer>'" if c == INNER else
+                             shown_path(c) for c in cmd)
             rows.append(Row(task, program, shown,
                             statistics.median(c for c, _, _ in got), statistics.median(w for _, w, _ in got),
                             summarize(program, got[-1][2]), args.repeats))
-            print(f"{task:45} {program:8} {rows[-1].cpu_seconds:8.3f} s CPU  {rows[-1].output}", file=sys.stderr)
+            print(f"{task:45} {program:21} {rows[-1].cpu_seconds:8.3f} s CPU  {rows[-1].output}", file=sys.stderr)
 
-    command = "python benchmarks/disassembly.py" + (" --burrtxt BUILD/bin/burrTxt" if bt else "") + \
+    command = "python benchmarks/disassembly.py" + (f" --burrtxt {shown_path(bt)}" if bt else "") + \
         (f" --repeats {args.repeats}" if args.repeats != 3 else "")
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     machine = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
@@ -148,10 +163,11 @@ def main() -> None:
         "# Disassembly: cpsolve against BurrTools' burrTxt",
         "",
         f"Written by `{command}` on {stamp} ({machine}); every run pinned to one core"
-        f"{' with taskset -c 0' if pin else ''}, median of {args.repeats} runs, both programs alternating"
-        + (" (BUILD: the folder given to ../shared/tools/build-peers.sh, BurrTools 0.7.1 at commit b72a71d)."
-           if bt else "."),
-        "CPU is the process's user + system time (start-up included); the outputs show both did the same work.",
+        f"{' with taskset -c 0' if pin else ''}, median of {args.repeats} runs, the programs alternating"
+        + (" (burrTxt built by ../shared/tools/build-peers.sh, BurrTools 0.7.1 at commit b72a71d)." if bt else "."),
+        "CPU is the process's user + system time (start-up included: the first row is cpsolve's start-up alone);",
+        "the outputs show both did the same work. The stored-solutions timer is `INNER` in the script; the",
+        "machine is shared, so compare rows of one table, not tables of different runs.",
         "",
         "| task | program | CPU s | wall s | what it printed |",
         "|---|---|---:|---:|---|",

@@ -1,16 +1,65 @@
-"""cpsolve: solve, count and compare solver backends on cubish assembly puzzles."""
+"""cpsolve: solve, count and compare solver backends on cubish assembly puzzles.
+
+The public API (`__all__`, documented in docs/api.md) lives in `cpsolve.api`; its names are looked
+up there on first use, so that `import cpsolve` stays instant: the command line installs its signal
+handlers right after it (no traceback on an early Ctrl-C), and pydantic, numpy and OR-Tools load
+only when a function needs them.
+"""
 
 from __future__ import annotations
 
+from typing import Any
 
-def __getattr__(name: str) -> str:
-    """`__version__`, looked up only when asked for: importing the package stays instant, so the
-    command line installs its signal handlers (no traceback on an early Ctrl-C) within milliseconds."""
-    if name != "__version__":
-        raise AttributeError(f"module 'cpsolve' has no attribute {name!r}")
-    from importlib.metadata import PackageNotFoundError, version
+__all__ = [
+    "Comparison",
+    "Counts",
+    "CpsolveError",
+    "CpsolveNotice",
+    "Enumeration",
+    "Puzzle",
+    "Result",
+    "Solution",
+    "__version__",
+    "compare",
+    "count",
+    "disassemble",
+    "draw",
+    "enumerate",
+    "export",
+    "load",
+    "models",
+    "page",
+    "puzzle_from_dict",
+    "puzzle_from_xmpuzzle",
+    "puzzle_from_yaml",
+    "read_solutions",
+    "run",
+    "solve",
+]
 
-    try:
-        return version("cpsolve")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0.1.0+source"
+
+def __getattr__(name: str) -> Any:
+    """`__version__` and the API's names, looked up only when asked for.
+
+    The API module is found by name (`importlib`), not imported: this package module is stage 0,
+    which every stage may import (`from ... import __version__`), and nothing below the API ever
+    asks it for an API name; only a caller of `cpsolve.NAME` reaches stage 6 through it.
+    """
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("cpsolve")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            return "0.1.0+source"
+    if name in __all__:
+        from importlib import import_module
+
+        value = getattr(import_module("cpsolve.api"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'cpsolve' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -40,7 +40,9 @@ from .search.backends.base import Status  # noqa: E402
 if TYPE_CHECKING:
     from .analysis.compare import CompareRow
     from .analysis.report import ReportRow
+    from .api import Solution
     from .puzzle.model import Puzzle
+    from .search.enumeration import JournalPlan
     from .search.result import EnumerationResult, SolutionClass
 
 app = typer.Typer(
@@ -67,7 +69,9 @@ TimeoutOpt = Annotated[
 ]
 
 
-OPTION_NAMES = {"backend": "--backend", "encoding": "--encoding", "format": "--format", "timeout": "--timeout"}
+OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "--encoding", "format": "--format",
+                "timeout": "--timeout", "unit": "--unit", "clearance": "--clearance", "solutions": "--with-solutions",
+                "view": "--view"}
 """Core errors name a concept; on the command line it is the option that sets it."""
 
 
@@ -279,13 +283,24 @@ def enumerate_cmd(
         help="Take each solution apart: assemblies vs solutions, levels (see `cpsolve disassemble`).")] = False,
     min_level: Annotated[str | None, typer.Option(
         help="With --disassemble: write only solutions at this level or above (5, 1.2, ...).")] = None,
+    journal: Annotated[Path | None, typer.Option(
+        show_default="SOLUTIONS_FILE.journal, removed once the run is complete",
+        help="SQLite journal of finished subproblems, to --resume a run after a crash or a stop.")] = None,
+    no_journal: Annotated[bool, typer.Option("--no-journal", help="Keep no journal (a run cannot be resumed).")
+                          ] = False,
+    resume: Annotated[bool, typer.Option(
+        help="Continue the run the journal holds: skip its finished subproblems, keep its solutions.")] = False,
+    cluster: Annotated[str | None, typer.Option(
+        help="Run the subproblems on a Dask cluster: tcp://HOST:8786, or local:N for N local worker processes "
+             "(pip install 'cpsolve[cluster]').")] = None,
 ) -> None:
     """Find every solution and count them: in all, up to rotation, and up to rotation and reflection."""
-    from .output.progress import StderrProgress
+    from .output.progress import make_progress
     from .output.solutions import class_line, default_solutions_path, labelled
     from .puzzle.catalog import load
     from .search.backends import for_problem
     from .search.enumeration import enumerate_classes, prepare
+    from .search.journal import remove
 
     _alarm_at_deadline(timeout)
     puzzle = load(model)
@@ -296,6 +311,7 @@ def enumerate_cmd(
     engine = for_problem(backend, prepared.problem)
     _alarm_off()
     path = (out or default_solutions_path(puzzle.name)) if save else None
+    book = _journal_plan(journal, not no_journal, resume, path)
     sink = _open_output(path)
     problem = prepared.problem
 
@@ -311,11 +327,11 @@ def enumerate_cmd(
                 raise CpsolveError(f"cannot write the solutions file: {exc.strerror or exc}", where=str(path),
                                    exit_code=1) from None
 
-    progress = None if quiet else StderrProgress()
+    progress = None if quiet else make_progress()
     try:
         result = enumerate_classes(
             prepared, engine, limit=limit, timeout=_remaining(timeout), workers=workers or default_workers(),
-            on_class=on_class, progress=progress,
+            on_class=on_class, progress=progress, journal=book, cluster=cluster,
         )
     except BaseException:
         if sink is not None:  # the first error is the one to report, not a second one from closing
@@ -327,11 +343,19 @@ def enumerate_cmd(
             progress.close()
     if sink is not None:
         _close_output(sink, path)
+    complete = result.status is Status.COMPLETE
+    if book is not None and complete and journal is None:
+        remove(book.path)  # the default journal has served its purpose
     if as_json:
-        more = {} if apart is None else {"disassembly": apart.tally.as_json()}
+        more: dict[str, object] = {} if apart is None else {"disassembly": apart.tally.as_json()}
+        if book is not None:
+            more["journal"] = None if complete and journal is None else str(book.path)
         typer.echo(json.dumps({**result.as_json(), "solutions_file": str(path) if path else None, **more}))
     else:
         _print_summary(result, path)
+        if book is not None and not complete:
+            typer.echo(f"journal {book.path}: {result.subproblems_done} of {result.subproblems} subproblems done; "
+                       "the same command with --resume continues the run")
         if (puzzle.origin or "").lower().endswith(".xmpuzzle"):
             c = result.counts()
             typer.echo(f"BurrTools counts assemblies up to rotation and, unless 'Keep Mirror Solutions' is on, "
@@ -340,6 +364,23 @@ def enumerate_cmd(
             apart.print_summary()
     if result.status is Status.INTERRUPTED:
         raise typer.Exit(130)
+
+
+def _journal_plan(path: Path | None, use: bool, resume: bool, solutions: Path | None) -> JournalPlan | None:
+    """Where the run is journalled: --journal PATH, else beside the solutions file; none with --no-journal
+    (or --no-save and no --journal)."""
+    from .search.enumeration import JournalPlan
+
+    if not use:
+        if resume:
+            raise CpsolveError("needs a journal: leave out --no-journal", field="--resume")
+        return None
+    where = path or (None if solutions is None else solutions.with_name(solutions.name + ".journal"))
+    if where is None:
+        if resume:
+            raise CpsolveError("with --no-save, name the journal with --journal PATH", field="--resume")
+        return None
+    return JournalPlan(where, resume, " ".join(["cpsolve", *sys.argv[1:]]))
 
 
 def default_workers() -> int:
@@ -665,50 +706,35 @@ def export_cmd(
 ) -> None:
     """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC;
     or its pieces as STL solids for a 3-D printer (-o names a folder; one file per piece)."""
-    from .output.exchange import write_dimacs, write_xcc
-    from .problem.cnf import DEFAULT_ENCODING, encode
+    from . import api
     from .puzzle.catalog import load
-    from .search.enumeration import prepare
 
-    if fmt == "stl":
-        _export_stl(model, output, unit, clearance)
-        return
-    if fmt == "xmpuzzle":
-        _export_xmpuzzle(model, output, with_solutions)
-        return
-    if with_solutions is not None:
+    if with_solutions is not None and fmt != "xmpuzzle":
         raise CpsolveError("only the xmpuzzle format stores solutions", field="--with-solutions")
-    if fmt not in ("dimacs", "xcc"):
-        raise CpsolveError(f"unknown format {fmt!r} (known: dimacs, xcc, xmpuzzle, stl)", field="--format")
-    prepared = prepare(load(model))
-    problem = prepared.broken.problem if symmetry_breaking else prepared.problem
-    if fmt == "xcc":
-        text = write_xcc(problem)
-    else:
-        meta = {"puzzle": prepared.name, "symmetry-breaking": "on" if symmetry_breaking else "off"}
-        text = write_dimacs(encode(problem, encoding or DEFAULT_ENCODING), problem, meta)
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
-    typer.echo(f"{prepared.name}: {len(problem.rows)} placements written to {output} ({fmt})", err=True)
-
-
-def _export_xmpuzzle(model: str, output: Path, solutions_file: Path | None) -> None:
-    """The puzzle as a BurrTools file, with the solutions of a JSON-lines file if given."""
-    from .output.burrtools import write_xmpuzzle
-    from .output.solutions import read_solutions
-    from .puzzle.catalog import load
-
     puzzle = load(model)
-    solutions = [r["pieces"] for r in read_solutions(solutions_file)] if solutions_file is not None else []
-    data = write_xmpuzzle(puzzle, solutions)
+    solutions = api.read_solutions(with_solutions) if with_solutions is not None else []
+    data = api.export(puzzle, fmt, symmetry_breaking=symmetry_breaking, encoding=encoding,  # type: ignore[call-overload]
+                      solutions=solutions, unit=unit, clearance=clearance)
     try:
-        output.write_bytes(data)
+        if isinstance(data, dict):  # stl: one file per piece in the folder -o names
+            output.mkdir(parents=True, exist_ok=True)
+            for name, solid in data.items():
+                (output / name).write_bytes(solid)
+        elif isinstance(data, bytes):
+            output.write_bytes(data)
+        else:
+            output.write_text(data, encoding="utf-8")
     except OSError as exc:
-        raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
-    typer.echo(f"{puzzle.name}: {len(puzzle.pieces)} pieces and {len(solutions)} solutions written to {output} "
-               "(BurrTools xmpuzzle)", err=True)
+        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(exc.filename or output)) from None
+    if fmt == "stl":
+        copies = sum(p.count for p in puzzle.pieces)
+        what = (f"{len(data)} STL files written to {output} ({copies} pieces to print, {unit:g} mm cubes, "
+                f"clearance {clearance:g} mm)")
+    elif fmt == "xmpuzzle":
+        what = f"{len(puzzle.pieces)} pieces and {len(solutions)} solutions written to {output} (BurrTools xmpuzzle)"
+    else:
+        what = f"{'symmetry-broken ' if symmetry_breaking else ''}problem written to {output} ({fmt})"
+    typer.echo(f"{puzzle.name}: {what}", err=True)
 
 
 @app.command()
@@ -770,32 +796,35 @@ def estimate(
                    f"{run.nodes_per_second:,.0f} nodes/s on this puzzle")
 
 
+@app.command("journal")
+def journal_cmd(
+    file: Annotated[Path, typer.Argument(help="A run's journal (enumerate --journal, or SOLUTIONS_FILE.journal).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Show where a journalled run stands: subproblems done, solutions so far, how to resume it."""
+    from .search.journal import summary
+
+    s = summary(file)
+    if as_json:
+        typer.echo(json.dumps(s.as_json()))
+        return
+    share = f" ({100 * s.size_done / s.size:.1f} % of the estimated work)" if s.size else ""
+    state = "complete" if s.complete else "unfinished"
+    typer.echo(f"{s.puzzle}: {state} run; {s.parts_done} of {s.parts} subproblems done{share}")
+    typer.echo(f"{s.found} solutions found in the finished subproblems; {s.classes} classes up to rotation and "
+               f"reflection and {s.rotation_classes} up to rotation recorded")
+    stamp = "%Y-%m-%d %H:%M:%S"
+    typer.echo(f"started {time.strftime(stamp, time.localtime(s.started))}, last recorded "
+               f"{time.strftime(stamp, time.localtime(s.updated))}; fingerprint {s.fingerprint}")
+    if not s.complete and s.command:
+        resume = s.command if "--resume" in s.command.split() else f"{s.command} --resume"
+        typer.echo(f"continue with: {resume}")
+
+
 def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
         typer.echo("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
-
-
-def _export_stl(model: str, folder: Path, unit: float, clearance: float) -> None:
-    """One binary STL per distinct piece in `folder`; a piece used k times is printed k times."""
-    from .output.stl import binary_stl, triangles
-    from .puzzle.catalog import load
-
-    puzzle = load(model)
-    if puzzle.kind == "chain":
-        raise CpsolveError("a chain puzzle has no separate pieces to print", where=puzzle.name, field="--format")
-    if clearance * 2 >= unit:
-        raise CpsolveError(f"clearance {clearance:g} mm leaves nothing of a {unit:g} mm cube", field="--clearance")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for piece in puzzle.pieces:
-            safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in piece.name)
-            (folder / f"{safe}.stl").write_bytes(binary_stl(piece.name, triangles(piece.shape, unit, clearance)))
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the STL files: {exc.strerror}", where=str(folder)) from None
-    copies = sum(p.count for p in puzzle.pieces)
-    typer.echo(f"{puzzle.name}: {len(puzzle.pieces)} STL files written to {folder} ({copies} pieces to print, "
-               f"{unit:g} mm cubes, clearance {clearance:g} mm)", err=True)
 
 
 def _solutions_source(source: str) -> tuple[Path | None, str]:
@@ -806,32 +835,29 @@ def _solutions_source(source: str) -> tuple[Path | None, str]:
     return None, source
 
 
-def _puzzle_for(name: str | None) -> Puzzle | None:
-    """The puzzle a solutions file was written for, when it can be loaded (for colours and piece shapes)."""
+def _solutions_of(source: str, index: int = 0, limit: int | None = None) -> tuple[list[Solution], Puzzle | None, str]:
+    """The solutions a picture or page shows: a model's first solution (solved now), or solutions of a
+    file (the `index`-th; with `limit`, the first `limit`, 0 = all), each with its puzzle when the file
+    names one that loads."""
+    from . import api
     from .puzzle.catalog import load
 
-    if not name:
-        return None
-    try:
-        return load(name)
-    except CpsolveError:
-        return None
-
-
-def _one_solution(model: str) -> dict[str, Any]:
-    """Solve a model and return its first solution as a solutions-file record."""
-    from .output.solutions import labelled, rows_as_placements
-    from .puzzle.catalog import load
-    from .search.backends import for_problem
-    from .search.enumeration import first_solution, prepare
-
-    prepared = prepare(load(model))
-    rows, stats = first_solution(prepared, for_problem("auto", prepared.problem))
-    if rows is None:
-        raise CpsolveError(f"no solution found ({stats.backend}, {stats.status.value})", where=prepared.name,
-                           exit_code=1)
-    problem = prepared.broken.problem
-    return {"puzzle": prepared.name, "pieces": labelled(problem, rows_as_placements(problem, rows))}
+    path, name = _solutions_source(source)
+    puzzle: Puzzle | None
+    if path is None:
+        puzzle = load(source)
+        found = api.solve(puzzle)
+        if found is None:
+            raise CpsolveError("no solution found", where=puzzle.name, exit_code=1)
+        return [found], puzzle, puzzle.name
+    chosen = api.read_solutions(path, index + 1 if limit is None else limit)
+    if limit is None:
+        if len(chosen) <= index:
+            raise CpsolveError(f"there is no solution {index}: the file has {len(chosen)}", where=str(path),
+                               field="--index")
+        chosen = chosen[index:]
+    puzzle = chosen[0].puzzle if chosen else None
+    return chosen, puzzle, puzzle.name if puzzle is not None else name
 
 
 SourceArg = Annotated[str, typer.Argument(help="A model (solved first) or a JSON-lines file from `cpsolve enumerate`.")]
@@ -851,60 +877,46 @@ def draw_cmd(
     title: Annotated[bool, typer.Option(help="A title line above the picture.")] = True,
 ) -> None:
     """Draw a solution as shaded cubes (PNG or SVG): colours, piece outlines, a legend."""
-    from .output import pictures
-    from .output.scene import VIEWS, parts_of
-    from .output.solutions import read_solution_line, read_solutions
+    from . import api
+    from .puzzle.catalog import load
 
     fmt = output.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
         raise CpsolveError("the picture's file name must end in .png or .svg", field="--output")
-    if view not in VIEWS:
-        raise CpsolveError(f"unknown view {view!r} (known: {', '.join(VIEWS)})", field="--view")
-    path, name = _solutions_source(source)
-    puzzle: Puzzle | None
-    if path is None:
-        puzzle = _puzzle_for_model(source)
-        record = None if pieces else _one_solution(source)
-    else:
-        record = read_solution_line(path, index)
-        puzzle = _puzzle_for(record.get("puzzle"))
-    colors = {p.name: p.color for p in puzzle.pieces} if puzzle is not None else {}
-    label = puzzle.name if puzzle is not None else name
+    what: api.Solution | api.Puzzle | list[api.Solution]
+    heading: bool | str
     if pieces:
+        path, name = _solutions_source(source)
+        puzzle = load(source) if path is None else _solutions_of(source, index)[1]
         if puzzle is None:
             raise CpsolveError("--pieces needs the puzzle: the file names none that can be loaded", where=name)
-        if puzzle.kind == "chain":
-            assert puzzle.chain is not None
-            drawing = pictures.chain_drawing(pictures.unfolded_chain(puzzle.chain), view=view, unit=34, spread=1.5,
-                                             title=f"{label}: a chain of {puzzle.chain.n} cubes" if title else None)
-        else:
-            shapes = [(p.name if p.count == 1 else f"{p.name} ({p.count})", p.shape, p.color)
-                      for p in puzzle.pieces]
-            drawing = pictures.pieces_drawing(shapes, view=view, title=f"{label}: the pieces" if title else None)
+        what, heading = puzzle, True
     elif sheet:
-        if path is None:
+        if _solutions_source(source)[0] is None:
             raise CpsolveError("--sheet needs a solutions file (cpsolve enumerate MODEL --out FILE.jsonl)",
                                field="--sheet")
-        records = read_solutions(path, sheet)
-        solutions = [(f"#{i}", parts_of(r["pieces"], colors)) for i, r in enumerate(records)]
-        drawing = pictures.sheet_drawing(solutions, view=view, title=f"{label}: solutions 0-{len(records) - 1}"
-                                         if title else None)
+        what, _, label = _solutions_of(source, limit=sheet)
+        heading = f"{label}: solutions 0-{len(what) - 1}"
     else:
-        assert record is not None
-        what = f"solution {index}" if path is not None else "a solution"
-        drawing = pictures.draw_solution(record["pieces"], colors, view=view, explode=exploded,
-                                         title=f"{label}, {what}" if title else None)
+        (what, *_), _, label = _solutions_of(source, index)
+        which = f"solution {index}" if _solutions_source(source)[0] is not None else "a solution"
+        heading = f"{label}, {which}"
+    data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False)  # type: ignore[arg-type]
     try:
-        output.write_bytes(pictures.encode(drawing, fmt))
+        output.write_bytes(data)
     except OSError as exc:
         raise CpsolveError(f"cannot write the picture: {exc.strerror}", where=str(output)) from None
-    typer.echo(f"wrote {output} ({drawing.width}x{drawing.height})", err=True)
+    typer.echo(f"wrote {output} ({_picture_size(data)})", err=True)
 
 
-def _puzzle_for_model(model: str) -> Puzzle:
-    from .puzzle.catalog import load
+def _picture_size(data: bytes) -> str:
+    """"WxH" of a PNG (its IHDR chunk) or an SVG (its width and height attributes)."""
+    if data.startswith(b"\x89PNG"):
+        return f"{int.from_bytes(data[16:20], 'big')}x{int.from_bytes(data[20:24], 'big')}"
+    import re
 
-    return load(model)
+    found = re.search(rb'width="([\d.]+)"[^>]*height="([\d.]+)"', data[:400])
+    return f"{float(found[1]):g}x{float(found[2]):g}" if found else f"{len(data)} bytes"
 
 
 @app.command("view")
@@ -914,24 +926,16 @@ def view_cmd(
     limit: Annotated[int, typer.Option(min=0, help="At most this many solutions of the file (0 = all).")] = 0,
 ) -> None:
     """Write one self-contained HTML page to turn a solution around in 3-D and watch it assembled."""
-    from .output.page import page_html
-    from .output.solutions import read_solutions
+    from . import api
 
-    path, name = _solutions_source(source)
-    puzzle: Puzzle | None
-    if path is None:
-        puzzle = _puzzle_for_model(source)
-        records = [_one_solution(source)]
-    else:
-        records = read_solutions(path, limit)
-        puzzle = _puzzle_for(records[0].get("puzzle"))
-    html = page_html(records, puzzle, title=puzzle.name if puzzle is not None else name)
+    chosen, _, label = _solutions_of(source, limit=limit) if _solutions_source(source)[0] else _solutions_of(source)
+    html = api.page(chosen, title=label)
     try:
         output.write_text(html, encoding="utf-8")
     except OSError as exc:
         raise CpsolveError(f"cannot write the page: {exc.strerror}", where=str(output)) from None
-    typer.echo(f"wrote {output}: {len(records)} solution{'s' if len(records) != 1 else ''}, "
-               f"{len(html.encode()) / 1e6:.2f} MB", err=True)
+    n = len(chosen)
+    typer.echo(f"wrote {output}: {n} solution{'s' if n != 1 else ''}, {len(html.encode()) / 1e6:.2f} MB", err=True)
 
 
 class _Disassembling:

@@ -4,6 +4,7 @@ and BurrTools' reference figures (read from ../shared when it is there)."""
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import random
 import xml.etree.ElementTree as ET
@@ -19,10 +20,14 @@ from cpsolve.analysis.disassembly import (
     LevelTally,
     Separation,
     TooManyStates,
+    _PairTable,
     disassemble,
     format_level,
+    native_available,
     parse_level,
 )
+from cpsolve.api import enumerate as enumerate_solutions
+from cpsolve.api import solve
 from cpsolve.puzzle.catalog import load
 from cpsolve.puzzle.geometry import Cell, rotation_key
 from cpsolve.puzzle.kaenel import kaenel_stick
@@ -172,26 +177,125 @@ def test_random_tiny_frames_match_the_brute_force():
     assert None in levels and any(v is not None and v > 1 for v in levels)  # the cases are not all trivial
 
 
-def _same(a: Disassembly, b: Disassembly) -> bool:
-    return (a.level() == b.level() and [m.as_json() for m in a.moves()] == [m.as_json() for m in b.moves()]
-            and (a.stuck is None) == (b.stuck is None)
-            and (a.stuck is None or b.stuck is None or (a.stuck.pieces, a.stuck.locked) == (b.stuck.pieces,
-                                                                                           b.stuck.locked)))
+# ----------------------------------------------------------------------------- the C search against its twin
+
+native = pytest.mark.skipif(not native_available(), reason="cpsolve.analysis._disassemble is not built "
+                                                           "(no C compiler at install)")
 
 
-def test_level_by_level_search_finds_the_same_trees_as_state_by_state():
-    rng = random.Random(7)
-    compared = 0
-    for _ in range(80):
-        rows = ["".join(rng.choice("##...abc") for _ in range(5)) for _ in range(4)]
-        pieces = capped_layer(rows)
+def signature(r: Disassembly) -> tuple[object, ...]:
+    """Everything a result says: level, every move, every step's pieces and start, states, stuck report."""
+    steps = [] if r.separation is None else [(s.pieces, sorted(s.start.items())) for s in r.separation.steps()]
+    stuck = None if r.stuck is None else (r.stuck.pieces, r.stuck.states, r.stuck.locked)
+    return r.level(), [m.as_json() for m in r.moves()], steps, r.states, stuck
+
+
+def assert_twins_agree(pieces: dict[str, list[Cell]], groups: tuple[frozenset[str], ...] = ()) -> Disassembly:
+    fast = disassemble(pieces, groups)
+    slow = disassemble(pieces, groups, native=False)
+    assert signature(fast) == signature(slow), list(pieces)
+    return fast
+
+
+def random_box(rng: random.Random, size: tuple[int, int, int], letters: str) -> dict[str, list[Cell]]:
+    """A frame (the box's shell with a few holes, and some inner cells) and small pieces filling some of
+    the inside at random: pieces need not be connected, as rigid shapes they still slide as one."""
+    sx, sy, sz = size
+    frame: list[Cell] = []
+    pieces: dict[str, list[Cell]] = {}
+    for x in range(sx):
+        for y in range(sy):
+            for z in range(sz):
+                shell = x in (0, sx - 1) or y in (0, sy - 1) or z in (0, sz - 1)
+                ch = ("#" if rng.random() < 0.75 else ".") if shell else rng.choice("#.." + letters * 2)
+                if ch == "#":
+                    frame.append((x, y, z))
+                elif ch != ".":
+                    pieces.setdefault(ch, []).append((x, y, z))
+    return {"frame": frame, **dict(sorted(pieces.items()))}
+
+
+@native
+def test_c_free_distances_are_the_twins_everywhere_around_two_shapes():
+    rng = random.Random(5)
+    for _ in range(30):
+        a = sorted({(rng.randrange(3), rng.randrange(3), rng.randrange(2)) for _ in range(rng.randrange(1, 7))})
+        b = sorted({(rng.randrange(2), rng.randrange(3), rng.randrange(3)) for _ in range(rng.randrange(1, 7))})
+        table = _PairTable(a, b)
+        from cpsolve.analysis import _disassemble
+
+        blob = _disassemble.table([v for c in a for v in c], [v for c in b for v in c])
+        for d in itertools.product(range(-7, 8), repeat=3):  # inside the collision box, beside it and beyond it
+            if d not in {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a for q in b}:  # no overlap: a state
+                assert _disassemble.free(blob, *d) == table.free(d), (a, b, d)
+
+
+@native
+def test_c_search_agrees_with_the_twin_on_random_frames():
+    rng = random.Random(11)
+    results = []
+    for _ in range(150):
+        pieces = random_box(rng, (rng.choice((4, 5)), 4, rng.choice((3, 4))), "abcd"[:rng.choice((2, 3, 4))])
         if len(pieces) < 3:
             continue
-        plain = disassemble(pieces, switch=None)
-        levels = disassemble(pieces, switch=0)  # numpy from the first state on
-        assert _same(plain, levels), rows
-        compared += 1
-    assert compared > 40
+        results.append(assert_twins_agree(pieces))
+    for _ in range(60):  # flat mazes: long paths and sets that move together
+        rows = ["".join(rng.choice("##...abc") for _ in range(5)) for _ in range(4)]
+        pieces = capped_layer(rows)
+        if len(pieces) >= 3:
+            results.append(assert_twins_agree(pieces))
+    many = 0
+    for _ in range(40):  # more than 8 pieces: the C search's general row length
+        rows = ["".join(rng.choice("#...abcdefghij") for _ in range(6)) for _ in range(5)]
+        pieces = capped_layer(rows)
+        if len(pieces) > 9:
+            results.append(assert_twins_agree(pieces))
+            many += 1
+    assert many > 20
+    levels = [r.level() for r in results]
+    assert len(results) > 150 and None in levels and any(v is not None and (v[0] > 1 or len(v) > 1) for v in levels)
+    assert any(r.stuck is not None and r.stuck.locked for r in results)  # stuck reports compared too
+
+
+@native
+def test_c_search_agrees_with_the_twin_on_groups_and_max_states():
+    ring_a = [(x, y, 0) for x in range(3) for y in range(3) if (x, y) != (1, 1)]
+    ring_b = [(x, 1, z) for x in range(1, 4) for z in range(-1, 2) if (x, z) != (2, 0)]
+    pieces = {"A": ring_a, "B": ring_b, "C": [(10, 10, 10), (11, 10, 10)]}
+    assert not assert_twins_agree(pieces).ok
+    assert assert_twins_agree(pieces, (frozenset({"A", "B"}),)).level() == (1,)
+    maze = capped_layer(["#####",
+                         "#a..#",
+                         "###.#",
+                         "#b..#",
+                         "#.###",
+                         "#...."])
+    states = disassemble(maze, native=False).states
+    for limit in (1, 2, 5, states // 2):
+        with pytest.raises(TooManyStates) as slow:
+            disassemble(maze, max_states=limit, native=False)
+        with pytest.raises(TooManyStates) as fast:
+            disassemble(maze, max_states=limit)
+        assert fast.value.states == slow.value.states > limit
+
+
+@native
+def test_pieces_beyond_the_c_range_fall_back_to_the_twin():
+    far = 3_000_000  # past the C search's coordinate range: the Python twin answers
+    pieces = {"A": [(0, 0, 0), (1, 0, 0)], "B": [(far, 0, 0)], "C": [(0, far, 0), (0, far, 1)]}
+    got = assert_twins_agree(pieces)
+    assert got.level() == (1,) and got.separation is not None and got.separation.removed == ("B",)
+    huge = {"A": [(0, 0, 0), (far, far, 0)], "B": [(1, 0, 0), (0, far, far)]}  # a collision box too big for C
+    assert assert_twins_agree(huge).ok
+
+
+@native
+def test_c_search_agrees_with_the_twin_on_the_library_burrs():
+    for model in ("six-piece-burr", "cutler-burr-305"):
+        puzzle = load(model)
+        found = [assert_twins_agree({k: list(v) for k, v in s.pieces.items()}) for s in enumerate_solutions(puzzle)]
+        found.append(assert_twins_agree({k: list(v) for k, v in solve(puzzle).pieces.items()}))
+        assert [r.level_text() for r in found] == ["1"] * len(found)
 
 
 def test_linked_rings_are_stuck_and_say_which_pieces_lock():
@@ -370,6 +474,11 @@ needs_reader = pytest.mark.skipif(not SHARED.is_dir() or _reader() is None,
                                          "(the BurrTools reader of issue 12)")
 
 
+def checked(pieces: dict[str, list[Cell]], groups: tuple[frozenset[str], ...]) -> Disassembly:
+    """The disassembly, from C checked against the Python twin when C is built (else the twin's)."""
+    return assert_twins_agree(pieces, groups) if native_available() else disassemble(pieces, groups)
+
+
 def _stored(name: str) -> tuple[list[dict[str, list[Cell]]], tuple[frozenset[str], ...]]:
     bt = _reader()
     assert bt is not None
@@ -380,7 +489,7 @@ def _stored(name: str) -> tuple[list[dict[str, list[Cell]]], tuple[frozenset[str
 @needs_reader
 def test_pelikan_burr_stored_solution_is_level_98_2_4_2():
     stored, groups = _stored("PelikanBurr.xmpuzzle")
-    got = [disassemble(a, groups) for a in stored]
+    got = [checked(a, groups) for a in stored]  # C against the twin (7,022 states, about 3 s in Python)
     assert [g.level_text() for g in got] == ["98.2.4.2"] and len(got[0].moves()) == 108
     check_moves(stored[0], got[0])
 
@@ -390,7 +499,7 @@ def test_solid_six_piece_burrs_stored_solutions_come_apart_at_burrtools_levels()
     stored, groups = _stored("SolidSixPieceBurrs.xmpuzzle")
     levels: dict[str, int] = {}
     for a in stored:
-        got = disassemble(a, groups)
+        got = checked(a, groups)
         levels[str(got.level_text())] = levels.get(str(got.level_text()), 0) + 1
     assert levels == {"1": 257, "1.2": 57}
 
@@ -407,7 +516,7 @@ def test_cutler_burr_305_is_one_of_burrtools_314_solid_burrs():
 @needs_reader
 def test_alpackino_stored_assembly_comes_apart():
     stored, groups = _stored("AlPackino.xmpuzzle")
-    got = [disassemble(a, groups) for a in stored]
+    got = [checked(a, groups) for a in stored]
     assert [g.ok for g in got] == [True]
     assert got[0].level_text() == "1.1.1.1.1.2.1.3.1.2.1.2"
 

@@ -194,7 +194,9 @@ def test_compare_agrees_and_measures():
     for r in rows:
         assert (r["total"], r["unique_rotation"], r["unique_symmetry"]) == (11520, 480, 240)
         assert r["status"] == "complete" and r["peak_mb"] > 1 and r["cpu_seconds"] > 0
-        assert 0 <= r["first_seconds"] <= r["all_seconds"]
+        # Two separate runs (one solution, then all): a backend that keeps its model between them (cpsat)
+        # may finish the second sooner than the first, so only their being measured is checked.
+        assert r["first_seconds"] >= 0 and r["all_seconds"] > 0
 
 
 def test_compare_names_the_backend_that_disagrees():

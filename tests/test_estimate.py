@@ -8,8 +8,8 @@ from conftest import run_cli
 
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import build_engine
-from cpsolve.search.enumeration import prepare, subproblems
-from cpsolve.search.estimate import estimate, probe_values
+from cpsolve.search.enumeration import plan, prepare, subproblems
+from cpsolve.search.estimate import estimate, part_sizes, probe_values
 
 
 @pytest.mark.parametrize("model", ["soma", "cubissimo", "slothouber-graatsma", "t-tetracube-6x6x2"])
@@ -70,3 +70,26 @@ def test_puzzles_with_optional_cells_or_ranges_are_not_estimated(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip() == "cpsolve: error: opt: the estimate does not model optional cells or piece ranges yet"
     assert prepare(load(str(path))).broken.key.kind in ("piece", "cell", "none")
+
+
+@pytest.mark.parametrize("model", ["soma", "t-tetracube-6x6x2"])
+def test_walks_per_subproblem_equal_the_python_twin(model):
+    """`each`: every start walked in turn, unscaled; the compiled walks and the twin agree walk for walk."""
+    broken = prepare(load(model)).broken
+    parts = plan(broken, 2, 8)[:20]
+    values = probe_values(broken.problem, parts, 5, seed=3, each=True)
+    assert len(values) == 5 * len(parts)
+    assert values == probe_values(broken.problem, parts, 5, seed=3, compiled=False, each=True)
+
+
+def test_part_sizes_add_up_to_the_real_tree():
+    """The sizes that order a pool's work and drive the ETA: each part's estimate, summed, is the tree."""
+    broken = prepare(load("cubissimo")).broken
+    parts = plan(broken, 2, 16)
+    engine = build_engine(broken.problem)
+    real = [engine.search(None, forced=p, region_pruning=False)["nodes"] for p in parts]
+    sizes = part_sizes(broken.problem, parts, probes=400 * len(parts), seconds=60)
+    assert sizes is not None and len(sizes) == len(parts)
+    assert abs(sum(sizes) - sum(real)) <= 0.1 * sum(real), (sum(sizes), sum(real))
+    # A part that is one forced node (a dead end) is sized exactly.
+    assert all(s == 1.0 for s, r in zip(sizes, real, strict=True) if r == 1)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CpsolveError
 from .placements import ExactCoverProblem
 from .symmetry import SymmetryElement
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -51,21 +53,53 @@ class Canonicalizer:
                                      key=lambda g: g.is_reflection))
         self.n_rotations = sum(1 for g in self.elements if not g.is_reflection)
         n = problem.n_cells
-        # image[j] = label[grid[inverse[j]]]: the grid after moving cell i to perm[i].
-        self._inverse = np.empty((len(self.elements), n), dtype=np.intp)
-        for k, g in enumerate(self.elements):
-            self._inverse[k, np.asarray(g.perm)] = np.arange(n)
+        # image[j] = label[grid[inverse[j]]]: the grid after moving cell i to perm[i]. Plain lists: the
+        # compiled twin takes them as they are, and numpy (0.13 s to import) loads only for the Python twin.
+        self._inverse_table: list[list[int]] = []
+        for g in self.elements:
+            inverse = [0] * n
+            for i, j in enumerate(g.perm):
+                inverse[j] = i
+            self._inverse_table.append(inverse)
         # Label n_pieces marks an empty (optional) cell; it is its own mirror image.
         self._empty = problem.n_pieces
-        identity = np.arange(problem.n_pieces + 1, dtype=np.uint16)
-        mirror = np.asarray([*(problem.mirror_labels or ()), self._empty], dtype=np.uint16) if use_mirrors else identity
-        self._labels = [mirror if g.is_reflection else identity for g in self.elements]
-        self._relabel = [np.asarray(s, dtype=np.uint16) for s in problem.label_symmetries]
-
+        identity = list(range(problem.n_pieces + 1))
+        mirror = [*(problem.mirror_labels or ()), self._empty] if use_mirrors else identity
+        self._label_lists = [mirror if g.is_reflection else identity for g in self.elements]
+        self._relabel_lists = [list(s) for s in problem.label_symmetries]
         self._copies = any(k > 1 for k in problem.piece_counts)
-        self._label_table = np.stack(self._labels)
-        self._element_rows = np.arange(len(self.elements))[:, None]
         self._compiled: tuple[ExactCoverProblem, Any] | None = None
+
+    # The Python twin's numpy tables, made on first use.
+    @cached_property
+    def _inverse(self) -> np.ndarray:
+        import numpy as np
+
+        return np.asarray(self._inverse_table, dtype=np.intp).reshape(len(self.elements), -1)
+
+    @cached_property
+    def _labels(self) -> list[np.ndarray]:
+        import numpy as np
+
+        return [np.asarray(t, dtype=np.uint16) for t in self._label_lists]
+
+    @cached_property
+    def _relabel(self) -> list[np.ndarray]:
+        import numpy as np
+
+        return [np.asarray(t, dtype=np.uint16) for t in self._relabel_lists]
+
+    @cached_property
+    def _label_table(self) -> np.ndarray:
+        import numpy as np
+
+        return np.stack(self._labels)
+
+    @cached_property
+    def _element_rows(self) -> np.ndarray:
+        import numpy as np
+
+        return np.arange(len(self.elements))[:, None]
 
     def _compiled_for(self, problem: ExactCoverProblem) -> Any:
         """The compiled canonicalizer for `problem`'s rows (made once per problem), or None when the
@@ -80,8 +114,8 @@ class Canonicalizer:
                 starts.append(starts[-1] + len(row.cells))
             canon = Canon(
                 problem.n_cells, problem.n_pieces, [row.piece for row in problem.rows], starts,
-                [c for row in problem.rows for c in row.cells], self._inverse.ravel().tolist(),
-                self._label_table.ravel().tolist(), [int(v) for s in self._relabel for v in s],
+                [c for row in problem.rows for c in row.cells], [i for t in self._inverse_table for i in t],
+                [v for t in self._label_lists for v in t], [v for t in self._relabel_lists for v in t],
                 self.n_rotations, self._copies,
             )
             self._compiled = (problem, canon)
@@ -89,7 +123,7 @@ class Canonicalizer:
 
     def _state_key(self, labels: np.ndarray) -> bytes:
         """A physical assembly's key: the grid, minimised over label symmetries (reversed chains)."""
-        if not self._relabel:
+        if not self._relabel_lists:
             return labels.tobytes()
         return bytes(min([labels.tobytes()] + [s[labels].tobytes() for s in self._relabel]))
 
@@ -100,6 +134,8 @@ class Canonicalizer:
         key also holds the copies numbered in order of first appearance in the moved grid: a
         numbering that does not depend on which copy the backend called which.
         """
+        import numpy as np
+
         inv = self._inverse[k]
         key = self._state_key(self._labels[k][labels][inv])
         if copies is None:
@@ -120,9 +156,11 @@ class Canonicalizer:
 
     def python_forms(self, problem: ExactCoverProblem, rows: Sequence[int]) -> Forms:
         """`forms` in Python and numpy: the definition the compiled twin is checked against."""
+        import numpy as np
+
         grid = np.asarray(problem.solution_grid(rows), dtype=np.int64)
         labels = np.where(grid < 0, self._empty, grid).astype(np.uint16)
-        if self._copies or self._relabel:
+        if self._copies or self._relabel_lists:
             copies = None
             if self._copies:
                 copy_grid = np.asarray(problem.copy_grid(rows), dtype=np.int64)
@@ -149,7 +187,7 @@ class Canonicalizer:
     ) -> list[tuple[int, tuple[int, ...]]]:
         """The solution's placements moved by one element: (piece index, sorted cell indices) each."""
         g = self.elements[element]
-        labels = self._labels[element]
+        labels = self._label_lists[element]
         out = []
         for r in rows:
             row = problem.rows[r]

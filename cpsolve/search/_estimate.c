@@ -122,15 +122,17 @@ static void est_free(Est *e) {
     free(e->pcount); free(e->rem); free(e->cands);
 }
 
-/* probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed) -> list of walk totals.
+/* probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each]) -> list of walk totals.
  * `starts` is a sequence of forced-row tuples (the subproblems); each walk picks one uniformly and
- * multiplies by their number, so the mean estimates the whole tree over all of them. */
+ * multiplies by their number, so the mean estimates the whole tree over all of them. With `each`
+ * true, every start gets `probes` walks in turn instead (start 0's first), unscaled: the sizes of the
+ * subproblems one by one, from one conversion of the problem (converting it costs more than a walk). */
 static PyObject *probes(PyObject *self, PyObject *args) {
-    int n_cells, n_probes;
+    int n_cells, n_probes, each = 0;
     unsigned long long seed;
     PyObject *piece_counts, *row_piece, *row_cells, *starts;
-    if (!PyArg_ParseTuple(args, "iOOOOiK", &n_cells, &piece_counts, &row_piece, &row_cells, &starts, &n_probes,
-                          &seed))
+    if (!PyArg_ParseTuple(args, "iOOOOiK|p", &n_cells, &piece_counts, &row_piece, &row_cells, &starts, &n_probes,
+                          &seed, &each))
         return NULL;
     if (n_cells <= 0 || n_cells > 64 * MAXW) {
         PyErr_Format(PyExc_ValueError, "n_cells must be in 1..%d", 64 * MAXW);
@@ -180,11 +182,12 @@ static PyObject *probes(PyObject *self, PyObject *args) {
         if (rc < 0) goto done;
         for (Py_ssize_t i = 0; i < k; i++) e.mask[(size_t)r * e.W + forced[i] / 64] |= (uint64_t)1 << (forced[i] % 64);
     }
-    out = PyList_New(n_probes > 0 ? n_probes : 0);
+    const Py_ssize_t n_out = (n_probes > 0 ? n_probes : 0) * (each ? n_starts : 1);
+    out = PyList_New(n_out);
     if (out == NULL) goto done;
     uint64_t rng = seed ? (uint64_t)seed : 0x9E3779B97F4A7C15ULL;
-    for (int i = 0; i < n_probes; i++) {
-        const Py_ssize_t which = (Py_ssize_t)(next_random(&rng) % (uint64_t)n_starts);
+    for (Py_ssize_t i = 0; i < n_out; i++) {
+        const Py_ssize_t which = each ? i / n_probes : (Py_ssize_t)(next_random(&rng) % (uint64_t)n_starts);
         PyObject *start = PySequence_GetItem(starts, which);
         if (start == NULL) { Py_CLEAR(out); goto done; }
         Py_ssize_t nf = PyObject_Length(start);
@@ -195,7 +198,7 @@ static PyObject *probes(PyObject *self, PyObject *args) {
             Py_CLEAR(out);
             goto done;
         }
-        double value = (double)n_starts * walk(&e, forced, (int)nf, &rng);
+        double value = (double)(each ? 1 : n_starts) * walk(&e, forced, (int)nf, &rng);
         PyObject *v = PyFloat_FromDouble(value);
         if (v == NULL) { Py_CLEAR(out); goto done; }
         PyList_SET_ITEM(out, i, v);
@@ -208,7 +211,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"probes", probes, METH_VARARGS,
-     "probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed) -> [estimated nodes per walk]"},
+     "probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each]) -> [estimated nodes per walk]"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

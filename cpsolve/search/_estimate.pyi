@@ -8,5 +8,6 @@ def probes(
     starts: Sequence[Sequence[int]],
     probes: int,
     seed: int,
+    each: bool = False,
     /,
 ) -> list[float]: ...

@@ -8,9 +8,16 @@
  *    piece still available). Building a child's list also counts, per empty cell, how many live
  *    placements cover it, so the next cell to fill is the one with the fewest candidates (MRV) at no
  *    extra pass; a cell with no candidate prunes the branch at once.
- *  - When the empty cells fall apart into several face-connected regions, each region's size must be
- *    a sum of remaining piece sizes (a subset-sum bitset), which prunes dead pockets that MRV only
- *    finds several levels deeper.
+ *  - Optionally (region_pruning=True), when the empty cells fall apart into several face-connected
+ *    regions, each region's size must be a sum of remaining piece sizes (a subset-sum bitset). Off by
+ *    default: since the arrival test below kills dead children with loads only, the flood fill costs
+ *    more than the pockets it prunes on every model measured (Bedlam 5.8 s against 7.0 s, the Y box
+ *    2.5 against 4.1, pentominoes 3x4x5 1.8 against 2.3: one core, A/B in one process).
+ *  - A child is first tested on arrival (OR of the masks it would keep: an uncoverable cell or a
+ *    needed piece without placement kills it, as it does 50-63 % of children) with loads only; only a
+ *    live child's list is written, and a node counts its own list (tally) once it is known alive.
+ *  - Once a list has at most VMAX entries the subtree is searched transposed (per cell, the set of
+ *    live placements covering it; see vsearch_body): same choices, same nodes, far less work each.
  *  - Identical copies are one item with a multiplicity, so each set of placements is found once.
  *  - Designers' generalisations (Knuth's XCC with multiplicities): cells outside `req` are optional
  *    (secondary items, covered at most once) and a piece may be used anywhere in [low, count]. The
@@ -25,16 +32,18 @@
  * The state of the search, and how it is undone (in the manner of Knuth's DLX programs):
  *  - Level d (0 <= d <= max_depth) owns four slices, written only when level d-1 creates it and read
  *    only by level d and its descendants: live[d] (the n_live placements that still fit: disjoint
- *    from occ[d], piece not exhausted), counts[d] (per empty cell, "covered by >= k+1 of them" bit
- *    planes), pcount[d] (live placements per piece) and occ[d] (filled cells).
+ *    from occ[d], piece not exhausted) and occ[d] (filled cells); counts[d] (per empty cell,
+ *    "covered by >= k+1 of them" bit planes) and pcount[d] (live placements per piece) are written
+ *    by level d itself from live[d] (tally) and read only by it.
  *  - Invariant on entry to level d: occ[d] is the union of chosen[0..n_chosen-1]; rem[p] is the
  *    count of piece p minus its uses in chosen; bit p of `exhausted` is set iff rem[p] == 0 (p < 64);
  *    live[d] holds exactly the rows r with mask(r) & occ[d] == 0 and rem[piece(r)] > 0.
  *  - A child is made by choosing one live row: push it on `chosen`, decrement rem, set its exhausted
  *    bit when rem reaches 0, and write level d+1's slices from live[d] (never touching level d's).
- *  - Undo is therefore only the three scalars: pop `chosen`, increment rem, restore `exhausted`
- *    from the copy saved before the choice. Level d's slices are intact because children write only
- *    above d; nothing else needs restoring, on every path out of the loop (solution, stop, return).
+ *  - Undo is therefore only scalars: pop `chosen`, increment rem and need (short_ with them), restore
+ *    `exhausted` and `needed` from the copies saved before the choice. Level d's slices are intact
+ *    because children write only above d; nothing else needs restoring, on every path out of the
+ *    loop (solution, stop, return).
  *  - All buffers are allocated once per search (ctx_start) with their size from the problem: no
  *    stack array depends on the input.
  */
@@ -89,6 +98,14 @@ typedef struct {
     PyThreadState *ts;
     int region_pruning;
     uint64_t exhausted;  /* bit p: piece p (< 64) has no copy left */
+    uint64_t needed;     /* bit p: piece p (< 64) must still be placed (need[p] > 0) */
+    long long ticks;     /* search_body and extend calls, for the checkpoint */
+    int vertical;        /* lists of at most this many entries are searched transposed (0: never) */
+    uint64_t *vlive;     /* (max_depth + 2) * VK_MAX: the transposed search's live set per level */
+    uint64_t *vcover;    /* n_cells * VK_MAX: per cell, the numbered placements covering it */
+    uint64_t *vpiece_set;/* n_pieces * VK_MAX: per piece, its numbered placements */
+    uint64_t *vmask;     /* VMAX * MAXW: the numbered placements' cells */
+    int *vrow, *vpiece;  /* VMAX: their rows and pieces */
     int many_pieces;     /* more than 64 pieces: test copies left per entry */
 } Ctx;
 
@@ -104,6 +121,25 @@ static int cmp_int(const void *a, const void *b) {
 }
 
 /* Hand one solution to Python (GIL re-taken); returns nonzero to stop. */
+/* Choosing a placement (`row`, of piece p, whose bit is pbit when p < 64) and undoing it: the only
+ * writes to the pieces' state. The caller saves `exhausted` and `needed` before `take` and hands
+ * them back to `untake`, which restores everything `take` changed, in any order. */
+static inline void take(Ctx *c, int row, int p, uint64_t pbit) {
+    c->chosen[c->n_chosen++] = row;
+    c->rem[p]--;
+    c->short_ -= c->need[p]-- > 0;
+    if (c->rem[p] == 0) c->exhausted |= pbit;
+    if (c->need[p] == 0) c->needed &= ~pbit;
+}
+
+static inline void untake(Ctx *c, int p, uint64_t saved_exhausted, uint64_t saved_needed) {
+    c->exhausted = saved_exhausted;
+    c->needed = saved_needed;
+    c->short_ += ++c->need[p] > 0;
+    c->rem[p]++;
+    c->n_chosen--;
+}
+
 static int report(Ctx *c) {
     c->solutions++;
     if (c->callback != NULL && c->callback != Py_None) {
@@ -141,7 +177,7 @@ static int report(Ctx *c) {
 
 /* Every 2^14 nodes: Ctrl-C and the deadline. */
 static int checkpoint(Ctx *c) {
-    if ((c->nodes & 0x3FFF) != 0) return 0;
+    if ((++c->ticks & 0x3FFF) != 0) return 0;
     if (c->deadline > 0 && now_seconds() > c->deadline) { c->stop = 2; return 1; }
     PyEval_RestoreThread(c->ts);
     int err = PyErr_CheckSignals();
@@ -152,7 +188,8 @@ static int checkpoint(Ctx *c) {
 
 /* Can the empty cells' face-connected regions each be filled by the remaining pieces?
  * Sizes only: each region's size must be a subset sum of remaining piece sizes. */
-static int regions_ok(const Engine *e, const Ctx *c, const uint64_t *occ, const int W) {
+static inline __attribute__((always_inline)) int regions_body(const Engine *e, const Ctx *c,
+                                                               const uint64_t *occ, const int W) {
     uint64_t empty[MAXW], region[MAXW], frontier[MAXW], next[MAXW];
     int any = 0;
     for (int w = 0; w < W; w++) { empty[w] = e->full[w] & ~occ[w]; any |= empty[w] != 0; }
@@ -208,6 +245,10 @@ static int regions_ok(const Engine *e, const Ctx *c, const uint64_t *occ, const 
         if (!((dp[s / 64] >> (s % 64)) & 1)) return 0;
     }
     return 1;
+}
+
+static __attribute__((noinline)) int regions_ok(const Engine *e, const Ctx *c, const uint64_t *occ, const int W) {
+    return regions_body(e, c, occ, W);
 }
 
 /* Live placements are copied into each level's list as W mask words, one word (row << 32 | piece) and
@@ -322,16 +363,276 @@ static void finish(Ctx *c, int depth, int n_live, const uint64_t *nocc, const in
     extend(c, depth + 1, n_child, W);
 }
 
-/* Fill the cell (or single-copy piece) with the fewest live placements, each way; recurse. */
-static inline __attribute__((always_inline)) void search_body(
-    Ctx *c, int depth, int n_live, const int W, void (*recurse)(Ctx *, int, int)) {
+/* The three passes over a level's list, each a small function of its own (one per width W) so that
+ * its accumulators stay in registers: inlined into the large search body, GCC spilled them to the
+ * stack and every entry paid a store-to-load round trip (measured: the arrival test ran 3x slower).
+ *
+ * arrive: would the child made by filling `nocc` (pieces in `exhausted` used up) be alive? Nonzero
+ * when some required empty cell or needed piece (bit in `needed`) has no entry left. Loads only. */
+static inline __attribute__((always_inline)) uint64_t arrive_body(
+    const uint64_t *live, int n_live, const uint64_t *nocc, const uint64_t *req, uint64_t exhausted,
+    uint64_t needed, const int W) {
+    const int E = ENTRY(W);
+    uint64_t cover[MAXW] = {0}, pieces = 0;
+    for (int j = 0; j < n_live; j++) {
+        const uint64_t *mq = live + (size_t)j * E;
+        uint64_t clash = mq[W + 1] & exhausted;
+        for (int w = 0; w < W; w++) clash |= mq[w] & nocc[w];
+        const uint64_t keep_mask = (uint64_t)0 - (uint64_t)(clash == 0);
+        for (int w = 0; w < W; w++) cover[w] |= mq[w] & keep_mask;
+        pieces |= mq[W + 1] & keep_mask;
+    }
+    uint64_t hole = needed & ~pieces;
+    for (int w = 0; w < W; w++) hole |= req[w] & ~nocc[w] & ~cover[w];
+    return hole;
+}
+
+/* filter: copy the entries that fit into `child` (branch-free: the keep test is unpredictable, so
+ * every entry is written and only kept ones advance the output); returns how many were kept. With
+ * more than 64 pieces the piece bits are 0 and `rem` says which pieces are used up. */
+static inline __attribute__((always_inline)) int filter_body(
+    const uint64_t *live, int n_live, const uint64_t *nocc, uint64_t exhausted, uint64_t *child,
+    const int *rem, const int W) {
+    const int E = ENTRY(W);
+    int n_child = 0;
+    for (int j = 0; j < n_live; j++) {
+        const uint64_t *mq = live + (size_t)j * E;
+        uint64_t clash = mq[W + 1] & exhausted;
+        for (int w = 0; w < W; w++) clash |= mq[w] & nocc[w];
+        const int keep = (clash == 0) & (rem == NULL || rem[(int)(uint32_t)mq[W]] != 0);
+        uint64_t *dst = child + (size_t)n_child * E;
+        for (int w = 0; w < E; w++) dst[w] = mq[w];
+        n_child += keep;
+    }
+    return n_child;
+}
+
+/* tally: a node's own counts, bit-sliced per cell and exact per piece (rows come grouped by piece:
+ * a run is counted in a register and stored when the piece changes). */
+static inline __attribute__((always_inline)) void tally_body(
+    const uint64_t *live, int n_live, Counts *counts, int *pcount, const int W) {
+    const int E = ENTRY(W);
+    Counts k;
+    memset(&k, 0, sizeof(k));
+    int run_piece = 0, run = 0;
+    for (int j = 0; j < n_live; j++) {
+        const uint64_t *m = live + (size_t)j * E;
+        const int q = (int)(uint32_t)m[W];
+        if (q != run_piece) { pcount[run_piece] += run; run_piece = q; run = 0; }
+        run++;
+        count_add(&k, m, W);
+    }
+    pcount[run_piece] += run;
+    *counts = k;
+}
+
+#define PASSES(SUFFIX, WIDTH)                                                                              \
+    static __attribute__((noinline)) uint64_t arrive_##SUFFIX(const uint64_t *live, int n_live,           \
+        const uint64_t *nocc, const uint64_t *req, uint64_t exhausted, uint64_t needed, int W) {          \
+        return arrive_body(live, n_live, nocc, req, exhausted, needed, WIDTH);                            \
+    }                                                                                                     \
+    static __attribute__((noinline)) int filter_##SUFFIX(const uint64_t *live, int n_live,                \
+        const uint64_t *nocc, uint64_t exhausted, uint64_t *child, const int *rem, int W) {               \
+        return filter_body(live, n_live, nocc, exhausted, child, rem, WIDTH);                             \
+    }                                                                                                     \
+    static __attribute__((noinline)) void tally_##SUFFIX(const uint64_t *live, int n_live, Counts *counts, \
+        int *pcount, int W) {                                                                             \
+        tally_body(live, n_live, counts, pcount, WIDTH);                                                  \
+    }
+PASSES(w1, 1)
+PASSES(w2, 2)
+PASSES(w4, 4)
+PASSES(wn, W)
+
+typedef struct {
+    uint64_t (*arrive)(const uint64_t *, int, const uint64_t *, const uint64_t *, uint64_t, uint64_t, int);
+    int (*filter)(const uint64_t *, int, const uint64_t *, uint64_t, uint64_t *, const int *, int);
+    void (*tally)(const uint64_t *, int, Counts *, int *, int);
+} Passes;
+
+/* ---- The transposed search, for subtrees with at most VMAX live placements -------------------------
+ *
+ * Deep in the tree the live lists are short, and it pays to turn them on their side: number the
+ * n <= VMAX live placements 0..n-1 in list order, and keep, per cell, the set of those placements
+ * that cover it (vcover, K words of bits) and, per piece, its placements (vpiece_set). A node is
+ * then one K-word set L of live placements, and
+ *  - a child's set is L minus the sets of the new placement's cells (and of its piece when that is
+ *    used up): a handful of K-word ORs, where the list filter read every entry;
+ *  - a cell's candidate count is popcount(vcover[cell] & L), a piece's popcount(vpiece_set[p] & L);
+ *  - the arrival test asks each empty required cell (and each needed piece) for a nonzero AND.
+ * The choices are exactly those of the list search (the first cell with the fewest candidates, then a
+ * single-copy piece with strictly fewer, candidates in list order, the same region test), so nodes,
+ * dead ends, solutions and their order are the same; tests check it against the list search and
+ * against the Python twin (cpsolve/search/xcover_twin.py).
+ *
+ * State and undo: level d's set is vlive[d], written only by level d - 1 (or by vertical_enter for
+ * the level where the subtree starts) and read by level d and below; occ[d], chosen, rem, need,
+ * short_, exhausted and needed follow the same discipline as in the list search. The numbering
+ * (vrow, vpiece, vmask, vcover, vpiece_set) is made once when a subtree starts and is read-only in
+ * it; the list search never resumes inside a transposed subtree, so the next subtree may rebuild it. */
+#define VMAX 512 /* measured on the Y-pentacube box: 512 beat 256 (1.5x) and 1024 (1.4x) */
+#define VK_MAX (VMAX / 64)
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define VTARGET __attribute__((target("popcnt"))) /* one instruction where the CPU has it (checked) */
+#else
+#define VTARGET
+#endif
+
+/* The region test compiled for the transposed search, with the popcount instruction. */
+static VTARGET __attribute__((noinline)) int regions_ok_v(const Engine *e, const Ctx *c, const uint64_t *occ,
+                                                          const int W) {
+    return regions_body(e, c, occ, W);
+}
+
+static inline __attribute__((always_inline)) void vsearch_body(Ctx *c, int depth, const int K,
+                                                              void (*recurse)(Ctx *, int)) {
+    const Engine *e = c->e;
+    const int W = e->W;
+    c->nodes++;
+    if (checkpoint(c)) return;
+    const uint64_t *L = c->vlive + (size_t)depth * VK_MAX;
+    const uint64_t *occ = c->occ + (size_t)depth * MAXW;
+    int n_live = 0;
+    for (int k = 0; k < K; k++) n_live += __builtin_popcountll(L[k]);
+    /* The first empty required cell with the fewest candidates. Below the subtree's first node every
+     * node passed the arrival test (no empty cell without a candidate), so a count of 1 is the
+     * minimum and ends the scan. */
+    int best = -1, best_count = 1 << 30;
+    const int sure = depth > 0;
+    for (int w = 0; w < W && !(sure && best_count == 1); w++)
+        for (uint64_t b = e->req[w] & ~occ[w]; b; b &= b - 1) {
+            const int cell = w * 64 + __builtin_ctzll(b);
+            const uint64_t *cv = c->vcover + (size_t)cell * VK_MAX;
+            int n = 0;
+            for (int k = 0; k < K; k++) n += __builtin_popcountll(cv[k] & L[k]);
+            if (n < best_count) {
+                best_count = n;
+                best = cell;
+                if (n == 0) { c->dead++; return; }
+                if (sure && n == 1) break;
+            }
+        }
+    int best_piece = -1;
+    for (int p = 0; p < e->n_pieces; p++) {
+        const int left = c->rem[p];
+        if (left == 0) continue;
+        const uint64_t *pv = c->vpiece_set + (size_t)p * VK_MAX;
+        int n = 0;
+        for (int k = 0; k < K; k++) n += __builtin_popcountll(pv[k] & L[k]);
+        if (n < c->need[p]) { c->dead++; return; }
+        if (left == 1 && c->need[p] == 1 && n < best_count) { best_count = n; best_piece = p; }
+    }
+    if (c->region_pruning && !regions_ok_v(e, c, occ, W)) return;
+    const uint64_t *by = best_piece >= 0 ? c->vpiece_set + (size_t)best_piece * VK_MAX
+                                         : c->vcover + (size_t)best * VK_MAX;
+    uint64_t *child = c->vlive + (size_t)(depth + 1) * VK_MAX;
+    uint64_t *nocc = c->occ + (size_t)(depth + 1) * MAXW;
+    for (int kk = 0; kk < K; kk++) {
+        for (uint64_t cand = by[kk] & L[kk]; cand; cand &= cand - 1) {
+            const int i = kk * 64 + __builtin_ctzll(cand);
+            const uint64_t *m = c->vmask + (size_t)i * MAXW;
+            const int p = c->vpiece[i];
+            int done = 1;
+            for (int w = 0; w < W; w++) {
+                nocc[w] = occ[w] | m[w];
+                done &= (nocc[w] & e->req[w]) == e->req[w];
+            }
+            const uint64_t pbit = p < 64 ? (uint64_t)1 << p : 0;
+            const uint64_t saved_exhausted = c->exhausted, saved_needed = c->needed;
+            take(c, c->vrow[i], p, pbit);
+            if (done) {
+                if (c->short_ == 0 && report(c)) {
+                    untake(c, p, saved_exhausted, saved_needed);
+                    return;
+                }
+            } else {
+                c->scanned += n_live;
+                uint64_t kill[VK_MAX];
+                for (int k = 0; k < K; k++) kill[k] = 0;
+                if (c->rem[p] == 0) {
+                    const uint64_t *pv = c->vpiece_set + (size_t)p * VK_MAX;
+                    for (int k = 0; k < K; k++) kill[k] = pv[k];
+                }
+                for (int w = 0; w < W; w++)
+                    for (uint64_t b = m[w]; b; b &= b - 1) {
+                        const uint64_t *cv = c->vcover + (size_t)(w * 64 + __builtin_ctzll(b)) * VK_MAX;
+                        for (int k = 0; k < K; k++) kill[k] |= cv[k];
+                    }
+                for (int k = 0; k < K; k++) child[k] = L[k] & ~kill[k];
+                /* arrival test: every empty required cell and every needed piece keeps a candidate */
+                int dead = 0;
+                for (uint64_t b = c->needed; b && !dead; b &= b - 1) {
+                    const uint64_t *pv = c->vpiece_set + (size_t)__builtin_ctzll(b) * VK_MAX;
+                    uint64_t any = 0;
+                    for (int k = 0; k < K; k++) any |= pv[k] & child[k];
+                    dead = any == 0;
+                }
+                for (int w = 0; w < W && !dead; w++)
+                    for (uint64_t b = e->req[w] & ~nocc[w]; b; b &= b - 1) {
+                        const uint64_t *cv = c->vcover + (size_t)(w * 64 + __builtin_ctzll(b)) * VK_MAX;
+                        uint64_t any = 0;
+                        for (int k = 0; k < K; k++) any |= cv[k] & child[k];
+                        if (any == 0) { dead = 1; break; }
+                    }
+                if (dead) { c->nodes++; c->dead++; }
+                else recurse(c, depth + 1);
+            }
+            untake(c, p, saved_exhausted, saved_needed);
+            if (c->stop) return;
+        }
+    }
+}
+
+static VTARGET void vsearch_k1(Ctx *c, int depth) { vsearch_body(c, depth, 1, vsearch_k1); }
+static VTARGET void vsearch_k2(Ctx *c, int depth) { vsearch_body(c, depth, 2, vsearch_k2); }
+static VTARGET void vsearch_k4(Ctx *c, int depth) { vsearch_body(c, depth, 4, vsearch_k4); }
+static VTARGET void vsearch_k8(Ctx *c, int depth) { vsearch_body(c, depth, 8, vsearch_k8); }
+
+/* Number the n_live <= VMAX entries of level depth's list and search that subtree transposed. */
+static void vertical_enter(Ctx *c, int depth, int n_live, const int W) {
     const Engine *e = c->e;
     const int E = ENTRY(W);
+    const uint64_t *live = c->live + (size_t)depth * e->n_rows * E;
+    memset(c->vcover, 0, sizeof(uint64_t) * (size_t)e->n_cells * VK_MAX);
+    memset(c->vpiece_set, 0, sizeof(uint64_t) * (size_t)e->n_pieces * VK_MAX);
+    uint64_t *L = c->vlive + (size_t)depth * VK_MAX;
+    memset(L, 0, sizeof(uint64_t) * VK_MAX);
+    for (int i = 0; i < n_live; i++) {
+        const uint64_t *m = live + (size_t)i * E;
+        const uint64_t bit = (uint64_t)1 << (i % 64);
+        c->vrow[i] = (int)(m[W] >> 32);
+        c->vpiece[i] = (int)(uint32_t)m[W];
+        for (int w = 0; w < W; w++) {
+            c->vmask[(size_t)i * MAXW + w] = m[w];
+            for (uint64_t b = m[w]; b; b &= b - 1)
+                c->vcover[(size_t)(w * 64 + __builtin_ctzll(b)) * VK_MAX + i / 64] |= bit;
+        }
+        c->vpiece_set[(size_t)c->vpiece[i] * VK_MAX + i / 64] |= bit;
+        L[i / 64] |= bit;
+    }
+    if (n_live <= 64) vsearch_k1(c, depth);
+    else if (n_live <= 128) vsearch_k2(c, depth);
+    else if (n_live <= 256) vsearch_k4(c, depth);
+    else vsearch_k8(c, depth);
+}
+
+/* Fill the cell (or single-copy piece) with the fewest live placements, each way; recurse.
+ * On entry live[depth] is complete and passed the parent's arrival test (every empty required cell
+ * and every piece still needed has a live placement; at the root nothing was tested). The node
+ * counts its own list (bit-sliced per cell, exactly per piece) only now that it is known alive:
+ * most children die on arrival, and their lists are then never counted. */
+static inline __attribute__((always_inline)) void search_body(
+    Ctx *c, int depth, int n_live, const int W, void (*recurse)(Ctx *, int, int), const Passes P) {
+    const Engine *e = c->e;
+    const int E = ENTRY(W);
+    if (n_live <= c->vertical) { vertical_enter(c, depth, n_live, W); return; }
     c->nodes++;
     if (checkpoint(c)) return;
     const uint64_t *live = c->live + (size_t)depth * e->n_rows * E;
-    const Counts *counts = &c->counts[depth];
-    const int *pcount = c->pcount + (size_t)depth * e->n_pieces;
+    Counts *counts = &c->counts[depth];
+    int *pcount = c->pcount + (size_t)depth * e->n_pieces;
+    memset(pcount, 0, sizeof(int) * (size_t)e->n_pieces);
+    P.tally(live, n_live, counts, pcount, W);
     uint64_t *occ = c->occ + (size_t)depth * MAXW;
     int best_count = 0;
     int best = pick_cell(counts, occ, e->req, W, &best_count);
@@ -351,8 +652,6 @@ static inline __attribute__((always_inline)) void search_body(
     const int bw = best / 64; /* used when best_piece < 0 */
     const uint64_t bbit = (uint64_t)1 << (best % 64);
     uint64_t *child = c->live + (size_t)(depth + 1) * e->n_rows * E;
-    Counts *child_counts = &c->counts[depth + 1];
-    int *child_pcount = c->pcount + (size_t)(depth + 1) * e->n_pieces;
     uint64_t *nocc = c->occ + (size_t)(depth + 1) * MAXW;
     for (int i = 0; i < n_live; i++) {
         const uint64_t *m = live + (size_t)i * E;
@@ -363,11 +662,8 @@ static inline __attribute__((always_inline)) void search_body(
             nocc[w] = occ[w] | m[w];
             done &= (nocc[w] & e->req[w]) == e->req[w];
         }
-        c->chosen[c->n_chosen++] = (int)(m[W] >> 32);
-        c->rem[p]--;
-        c->short_ -= c->need[p]-- > 0;
-        const uint64_t saved_exhausted = c->exhausted;
-        if (c->rem[p] == 0) c->exhausted |= m[W + 1];
+        const uint64_t saved_exhausted = c->exhausted, saved_needed = c->needed;
+        take(c, (int)(m[W] >> 32), p, m[W + 1]);
         if (done) {
             int stop = 0;
             if (e->has_optional) {
@@ -376,45 +672,35 @@ static inline __attribute__((always_inline)) void search_body(
             } else if (c->short_ == 0) {
                 stop = report(c);
             }
-            if (stop) { c->short_ += ++c->need[p] > 0; c->rem[p]++; c->n_chosen--; c->exhausted = saved_exhausted; return; }
-        } else {
-            memset(child_counts, 0, sizeof(Counts));
-            memset(child_pcount, 0, sizeof(int) * (size_t)e->n_pieces);
-            int n_child = 0;
-            c->scanned += n_live;
-            for (int j = 0; j < n_live; j++) {
-                /* branch-free: the keep test is unpredictable, so every entry is copied and counted
-                 * under a mask, and only kept entries advance the output. */
-                const uint64_t *mq = live + (size_t)j * E;
-                const int q = (int)(uint32_t)mq[W];
-                uint64_t clash = 0;
-                for (int w = 0; w < W; w++) clash |= mq[w] & nocc[w];
-                clash |= mq[W + 1] & c->exhausted;
-                const int keep = (clash == 0) & (!c->many_pieces || c->rem[q] != 0);
-                const uint64_t keep_mask = (uint64_t)0 - (uint64_t)keep;
-                uint64_t *dst = child + (size_t)n_child * E;
-                uint64_t kept[MAXW];
-                for (int w = 0; w < W; w++) { dst[w] = mq[w]; kept[w] = mq[w] & keep_mask; }
-                dst[W] = mq[W];
-                dst[W + 1] = mq[W + 1];
-                n_child += keep;
-                child_pcount[q] += keep;
-                count_add(child_counts, kept, W);
+            if (stop) {
+                untake(c, p, saved_exhausted, saved_needed);
+                return;
             }
-            recurse(c, depth + 1, n_child);
+        } else {
+            /* First the arrival test alone (loads only, no stores): OR the masks of the entries the
+             * child would keep; a child with an uncoverable required cell, or a needed piece
+             * without a placement, dies here (most do). Only a live child's list is then written,
+             * branch-free (the keep test is unpredictable): every entry is copied and only kept
+             * entries advance the output. */
+            c->scanned += n_live;
+            if (P.arrive(live, n_live, nocc, e->req, c->exhausted, c->needed, W)) { c->nodes++; c->dead++; }
+            else recurse(c, depth + 1, P.filter(live, n_live, nocc, c->exhausted, child,
+                                                c->many_pieces ? c->rem : NULL, W));
         }
-        c->exhausted = saved_exhausted;
-        c->short_ += ++c->need[p] > 0;
-        c->rem[p]++;
-        c->n_chosen--;
+        untake(c, p, saved_exhausted, saved_needed);
         if (c->stop) return;
     }
 }
 
-static void search_w1(Ctx *c, int depth, int n_live) { search_body(c, depth, n_live, 1, search_w1); }
-static void search_w2(Ctx *c, int depth, int n_live) { search_body(c, depth, n_live, 2, search_w2); }
-static void search_w4(Ctx *c, int depth, int n_live) { search_body(c, depth, n_live, 4, search_w4); }
-static void search_wn(Ctx *c, int depth, int n_live) { search_body(c, depth, n_live, c->e->W, search_wn); }
+#define SEARCH(SUFFIX, WIDTH)                                                                    \
+    static void search_##SUFFIX(Ctx *c, int depth, int n_live) {                                \
+        const Passes P = {arrive_##SUFFIX, filter_##SUFFIX, tally_##SUFFIX};                     \
+        search_body(c, depth, n_live, WIDTH, search_##SUFFIX, P);                                \
+    }
+SEARCH(w1, 1)
+SEARCH(w2, 2)
+SEARCH(w4, 4)
+SEARCH(wn, c->e->W)
 
 /* ------------------------------------------------------------------------------------------ */
 
@@ -606,6 +892,7 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kwds) {
 static void ctx_free(Ctx *c) {
     free(c->live); free(c->counts); free(c->pcount); free(c->occ); free(c->rem); free(c->need); free(c->chosen);
     free(c->sorted_rows); free(c->scratch);
+    free(c->vlive); free(c->vcover); free(c->vpiece_set); free(c->vmask); free(c->vrow); free(c->vpiece);
 }
 
 /* Allocate the search state, apply the forced rows and build level 0's live list.
@@ -623,8 +910,14 @@ static int ctx_start(Ctx *c, Engine *e, PyObject *forced, int *n_live) {
     c->chosen = malloc(sizeof(int) * (size_t)(e->max_depth + 1));
     c->sorted_rows = malloc(sizeof(int) * (size_t)(e->max_depth + 1));
     c->scratch = malloc(sizeof(int) * (size_t)e->n_cells);
+    c->vlive = calloc(levels * VK_MAX, sizeof(uint64_t));
+    c->vcover = calloc((size_t)e->n_cells * VK_MAX, sizeof(uint64_t));
+    c->vpiece_set = calloc((size_t)(e->n_pieces + 1) * VK_MAX, sizeof(uint64_t));
+    c->vmask = calloc((size_t)VMAX * MAXW, sizeof(uint64_t));
+    c->vrow = calloc(VMAX, sizeof(int));
+    c->vpiece = calloc(VMAX, sizeof(int));
     if (!c->live || !c->counts || !c->pcount || !c->occ || !c->rem || !c->need || !c->chosen || !c->sorted_rows
-        || !c->scratch) {
+        || !c->scratch || !c->vlive || !c->vcover || !c->vpiece_set || !c->vmask || !c->vrow || !c->vpiece) {
         PyErr_NoMemory();
         return -1;
     }
@@ -664,9 +957,9 @@ static int ctx_start(Ctx *c, Engine *e, PyObject *forced, int *n_live) {
         dst[e->W] = ((uint64_t)r << 32) | (uint32_t)e->row_piece[r];
         dst[e->W + 1] = e->row_piece[r] < 64 ? (uint64_t)1 << e->row_piece[r] : 0;
         n++;
-        c->pcount[e->row_piece[r]]++;
-        count_add(&c->counts[0], m, e->W);
     }
+    for (int p = 0; p < e->n_pieces && p < 64; p++)
+        if (c->need[p] > 0) c->needed |= (uint64_t)1 << p;
     *n_live = n;
     return 1;
 }
@@ -677,13 +970,23 @@ static int all_full(const Engine *e, const Ctx *c) {
     return 1;
 }
 
+/* Whether the CPU counts bits in one instruction (the transposed search counts a lot). */
+static int popcount_in_hardware(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("popcnt");
+#else
+    return 1;
+#endif
+}
+
 static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"callback", "forced", "max_solutions", "timeout", "region_pruning", NULL};
+    static char *kwlist[] = {"callback", "forced", "max_solutions", "timeout", "region_pruning", "transposed", NULL};
     PyObject *callback, *forced = NULL, *timeout = Py_None;
     long long max_solutions = 0;
-    int region_pruning = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OLOp", kwlist, &callback, &forced, &max_solutions,
-                                     &timeout, &region_pruning))
+    int region_pruning = 0, transposed = VMAX;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OLOpi", kwlist, &callback, &forced, &max_solutions,
+                                     &timeout, &region_pruning, &transposed))
         return NULL;
     if (self->mask == NULL) { PyErr_SetString(PyExc_RuntimeError, "Engine not initialised"); return NULL; }
     Ctx c;
@@ -693,6 +996,9 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
     c.callback = callback;
     c.max_solutions = max_solutions;
     c.region_pruning = c.region_pruning && region_pruning;
+    /* the transposed search has no optional cells (extend) and keeps piece bits in one word */
+    c.vertical = transposed < 0 ? 0 : transposed > VMAX ? VMAX : transposed;
+    if (self->has_optional || self->n_pieces > 64 || !popcount_in_hardware()) c.vertical = 0;
     if (timeout != Py_None) {
         double t = PyFloat_AsDouble(timeout);
         if (t == -1.0 && PyErr_Occurred()) { ctx_free(&c); return NULL; }
@@ -719,7 +1025,8 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
 
 static PyMethodDef Engine_methods[] = {
     {"search", (PyCFunction)(void (*)(void))Engine_search, METH_VARARGS | METH_KEYWORDS,
-     "search(callback, *, forced=(), max_solutions=0, timeout=None, region_pruning=True) -> dict\n"
+     "search(callback, *, forced=(), max_solutions=0, timeout=None, region_pruning=False, transposed=512) -> dict\n"
+     "(transposed: lists of at most this many placements are searched transposed, 0 never; same results)\n"
      "Call callback(sorted row tuple) per solution containing the forced rows; a truthy return stops.\n"
      "Returns {'solutions', 'nodes', 'dead' (nodes with an uncoverable cell or piece),\n"
      "'scanned' (list entries filtered), 'status': 'complete'|'stopped'|'timeout'}."},

@@ -18,5 +18,6 @@ class Engine:
         forced: Sequence[int] = (),
         max_solutions: int = 0,
         timeout: float | None = None,
-        region_pruning: bool = True,
+        region_pruning: bool = False,
+        transposed: int = 512,
     ) -> dict[str, int | str]: ...

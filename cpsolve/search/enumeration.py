@@ -10,11 +10,13 @@ import math
 import signal
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
-from ..errors import CpsolveError
+from ..errors import CpsolveError, CpsolveNotice
 from ..problem.canonical import Canonicalizer, Forms
 from ..problem.chains import chain_problem
 from ..problem.placements import ExactCoverProblem, packing_problem
@@ -28,9 +30,10 @@ from ..problem.symmetry import (
 )
 from ..puzzle.model import Puzzle
 from .backends import Backend, SearchStats, Status
-from .estimate import smallest_tree_key
+from .estimate import part_sizes, smallest_tree_key
+from .journal import Journal, fingerprint
 from .parallel import run_parallel
-from .result import EnumerationResult, Progress, SolutionClass, merge_stats
+from .result import Collect, EnumerationResult, Finished, Progress, SolutionClass, merge_stats
 
 
 @dataclass(frozen=True)
@@ -101,34 +104,54 @@ def _ctrl_c_held() -> Iterator[None]:
 
 
 class _Collector:
-    """Receives raw solutions from a backend; canonicalizes, counts, and reports new classes."""
+    """Receives raw solutions from a runner; canonicalizes, counts, and reports new classes.
+
+    It also keeps what a journal needs: each subproblem's own counts (written when it finishes) and
+    the classes found since the last commit.
+    """
 
     def __init__(self, prepared: Prepared, result: EnumerationResult, limit: int,
-                 on_class: Callable[[SolutionClass], None] | None, progress: Progress | None):
+                 on_class: Callable[[SolutionClass], None] | None, progress: Progress | None, start: float):
         self.prepared, self.result, self.limit = prepared, result, limit
-        self.on_class, self.progress = on_class, progress
+        self.on_class, self.progress, self.start = on_class, progress, start
         self.last_progress = 0.0
+        self.per_part: dict[int, list[int]] = {}
+        """Subproblem -> [weighted, found] of the solutions counted from it so far."""
+        self.new_rotations: list[tuple[bytes, int]] = []
+        self.new_classes: list[tuple[bytes, SolutionClass]] = []
 
-    def __call__(self, rows: tuple[int, ...]) -> bool:
+    def __call__(self, part: int, rows: tuple[int, ...]) -> bool:
         p = self.prepared
         forms = p.canonicalizer.forms(p.broken.problem, rows)  # pure: nothing to protect yet
         if forms.symmetry_key in self.result.tally.symmetry_keys:
             # Not a new class: nothing is written, so the summary cannot get ahead of the file, and the
             # signal handlers need not be swapped (six signal() calls, the costliest step per solution
             # once the canonical form is compiled; most solutions of a big run land here).
-            return self._collect(rows, forms)
+            return self._collect(part, rows, forms)
         with _ctrl_c_held():
-            return self._collect(rows, forms)
+            return self._collect(part, rows, forms)
 
-    def _collect(self, rows: tuple[int, ...], forms: Forms) -> bool:
+    def _collect(self, part: int, rows: tuple[int, ...], forms: Forms) -> bool:
         p = self.prepared
-        tally = self.result.tally
-        if tally.add(forms, p.broken.weight_of(rows)) and self.on_class is not None:
-            self.on_class(self._solution_class(rows, forms))
+        result = self.result
+        tally = result.tally
+        if result.first_solution_seconds is None:
+            result.first_solution_seconds = time.perf_counter() - self.start
+        weight = p.broken.weight_of(rows)
+        counts = self.per_part.setdefault(part, [0, 0])
+        counts[0] += weight
+        counts[1] += 1
+        if forms.rotation_key not in tally.rotation_keys:
+            self.new_rotations.append((forms.rotation_key, forms.orbit))
+        if tally.add(forms, weight):
+            cls = self._solution_class(rows, forms)
+            self.new_classes.append((forms.symmetry_key, cls))
+            if self.on_class is not None:
+                self.on_class(cls)
         now = time.perf_counter()
         if self.progress is not None and now - self.last_progress > 0.2:
             self.last_progress = now
-            self.progress(self.result)
+            self.progress(result)
         return bool(self.limit) and tally.unique_symmetry >= self.limit
 
     def _solution_class(self, rows: Sequence[int], forms: Forms) -> SolutionClass:
@@ -141,6 +164,31 @@ class _Collector:
             placements=tuple(placements),
         )
 
+    def finished(self, part: int, stats: SearchStats, sizes: Sequence[float], journal: Journal | None) -> None:
+        """A subproblem is complete: fold in its stats and, with a journal, commit it with every class
+        found since the last commit (one transaction; see journal.py for why that is enough)."""
+        result = self.result
+        merge_stats(result, stats, self.start)
+        weighted, found = self.per_part.pop(part, (0, 0))
+        nodes = _int(stats.details.get("nodes"))
+        if journal is not None:
+            with _ctrl_c_held():
+                journal.part_done(part, weighted, found, stats.seconds, nodes,
+                                  self.new_rotations, self.new_classes)
+                self.new_rotations, self.new_classes = [], []
+        elif len(self.new_classes) > 4096:  # nothing to commit them to: keep the lists short
+            self.new_rotations, self.new_classes = [], []
+        result.subproblems_done += 1
+        # The nodes it really took where the backend counts them: single parts' estimates are noisy (a few
+        # walks each, enough to order them), the sum over all parts is the figure to measure against.
+        result.work_done += nodes or sizes[part]
+        if self.progress is not None:
+            self.progress(result)
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) else 0
+
 
 def enumerate_classes(
     prepared: Prepared,
@@ -151,51 +199,116 @@ def enumerate_classes(
     workers: int = 1,
     on_class: Callable[[SolutionClass], None] | None = None,
     progress: Progress | None = None,
+    journal: JournalPlan | None = None,
+    cluster: str | None = None,
 ) -> EnumerationResult:
     """Enumerate every solution, streaming each new class; Ctrl-C ends it with status INTERRUPTED.
 
     `limit` stops after that many classes (up to rotation and reflection). `timeout` (seconds, finite
     and > 0) is a deadline: the run ends with status TIMEOUT within a fraction of a second of it.
     With `workers` > 1, or with a timeout, the subproblems run in worker processes and their
-    solutions are merged here, in this process, so counting and output are the same code either way.
+    solutions are merged here, in this process, so counting and output are the same code either way;
+    `cluster` ("tcp://HOST:PORT" or "local:N") sends them to a Dask cluster instead.
+
+    `journal` records each finished subproblem in an SQLite file; with `journal.resume` the run
+    starts from what the file holds: its classes are handed to `on_class` first (so a solutions file
+    written from them has no gap or duplicate), its finished subproblems are skipped.
     """
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
-    result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe())
-    result.tally.numberings = 1 + len(prepared.problem.label_symmetries)
-    collect = _Collector(prepared, result, limit, on_class, progress)
-    parts = plan(prepared.broken, workers, backend.parts_per_worker)
-    result.subproblems = len(parts)
     start = time.perf_counter()
     deadline = None if timeout is None else time.time() + timeout
+    result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe())
+    result.tally.numberings = 1 + len(prepared.problem.label_symmetries)
+    collect = _Collector(prepared, result, limit, on_class, progress, start)
+    book, parts, sizes, done = _open_journal(journal, prepared, workers, backend.parts_per_worker, collect)
+    order = [i for i in range(len(parts)) if i not in done]
+    if workers > 1 or cluster is not None:  # the biggest first, so that no worker is left with one at the end
+        order.sort(key=lambda i: -sizes[i])
+    result.subproblems = len(parts)
+    result.work = sum(sizes)
+    if progress is not None:
+        progress(result)
+
+    def finished(part: int, stats: SearchStats) -> None:
+        collect.finished(part, stats, sizes, book)
+
     try:
+        if cluster is not None:
+            from .cluster import run_cluster
+
+            run_cluster(prepared.broken.problem, backend, parts, order, cluster, deadline, collect, finished, result)
         # With a deadline even one worker runs in a child process, which the parent kills on time: a
         # backend cannot always be stopped promptly (a SAT solver loading its clauses holds the GIL).
-        if (workers > 1 and len(parts) > 1) or deadline is not None:
-            run_parallel(prepared.broken.problem, backend, parts, workers, deadline, collect, result, start)
+        elif (workers > 1 and len(order) > 1) or deadline is not None:
+            run_parallel(prepared.broken.problem, backend, parts, order, workers, deadline, collect, finished, result)
         else:
-            _run_serial(prepared.broken.problem, backend, parts, deadline, collect, result, start)
+            _run_serial(prepared.broken.problem, backend, parts, order, collect, finished, result)
     except KeyboardInterrupt:
         result.status = Status.INTERRUPTED
+    finally:
+        if book is not None:
+            book.finish(result.status is Status.COMPLETE and result.subproblems_done == len(parts))
     result.seconds = time.perf_counter() - start
     if result.status is Status.COMPLETE:
         result.tally.check(result.puzzle)
     return result
 
 
+@dataclass(frozen=True)
+class JournalPlan:
+    """Where to journal a run, and whether to continue the run that file holds."""
+
+    path: Path
+    resume: bool = False
+    command: str = ""
+
+
+Planned = tuple["Journal | None", tuple[tuple[int, ...], ...], list[float], frozenset[int]]
+
+
+def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, per_worker: int,
+                  collect: _Collector) -> Planned:
+    """The run's subproblems, their estimated sizes and those already done, from a journal being resumed
+    or from a new plan (recorded in a new journal); a resumed journal's classes go to the collector."""
+    digest = fingerprint(prepared.broken) if plan_ is not None else ""
+    opened = Journal.resume(plan_.path, digest) if plan_ is not None and plan_.resume else None
+    if plan_ is not None and plan_.resume and opened is None:
+        warnings.warn(f"{plan_.path}: no run to resume there; starting from the beginning", CpsolveNotice,
+                      stacklevel=2)
+    if opened is not None:
+        book, restored = opened
+        result = collect.result
+        tally = result.tally
+        tally.weighted, tally.found = restored.weighted, restored.found
+        tally.rotation_keys.update(restored.rotations)
+        tally.orbit_total = sum(restored.rotations.values())
+        for key, cls in book.classes():
+            tally.symmetry_keys.add(key)
+            if collect.on_class is not None:
+                collect.on_class(cls)
+        result.subproblems_done = len(restored.done)
+        result.work_done = result.resumed_work = restored.work_done
+        result.resumed_found = restored.found
+        return book, restored.parts, list(restored.sizes), restored.done
+    parts = tuple(plan(prepared.broken, workers, per_worker))
+    sizes = part_sizes(prepared.broken.problem, parts) or [1.0] * len(parts)
+    if plan_ is None:
+        return None, parts, sizes, frozenset()
+    return Journal.start(plan_.path, digest, prepared.name, plan_.command, parts, sizes), parts, sizes, frozenset()
+
+
 def _run_serial(problem: ExactCoverProblem, backend: Backend, parts: Sequence[tuple[int, ...]],
-                deadline: float | None, collect: _Collector, result: EnumerationResult, start: float) -> None:
-    for forced in parts:
-        remaining = None if deadline is None else deadline - time.time()
-        if remaining is not None and remaining <= 0:
-            result.status = Status.TIMEOUT
-            return
-        stats = backend.search(problem, collect, forced=forced, timeout=remaining)
-        merge_stats(result, stats, start)
+                order: Sequence[int], collect: Collect, finished: Finished, result: EnumerationResult) -> None:
+    for part in order:
+        def keep(rows: tuple[int, ...], part: int = part) -> bool:
+            return collect(part, rows)
+
+        stats = backend.search(problem, keep, forced=parts[part])
         if stats.status != Status.COMPLETE:
             result.status = stats.status
             return
-        result.subproblems_done += 1
+        finished(part, stats)
 
 
 def plan(broken: BrokenProblem, workers: int, per_worker: int = 64) -> list[tuple[int, ...]]:

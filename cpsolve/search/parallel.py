@@ -33,7 +33,7 @@ import signal
 import time
 from array import array
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
@@ -41,7 +41,7 @@ from multiprocessing.connection import Connection, wait
 from ..errors import CpsolveError
 from ..problem.placements import ExactCoverProblem
 from .backends import Backend, SearchStats, Status
-from .result import EnumerationResult, merge_stats
+from .result import Collect, EnumerationResult, Finished
 
 POLL = 0.1
 """Longest wait on the workers' pipes before the parent looks at the clock and at its workers again."""
@@ -167,19 +167,22 @@ def run_parallel(
     problem: ExactCoverProblem,
     backend: Backend,
     parts: Sequence[tuple[int, ...]],
+    order: Sequence[int],
     workers: int,
     deadline: float | None,
-    collect: Callable[[tuple[int, ...]], bool],
+    collect: Collect,
+    finished: Finished,
     result: EnumerationResult,
-    start: float,
 ) -> None:
-    """Run every part on `workers` processes, feeding solutions to `collect` in arrival order.
+    """Run the parts listed in `order` on `workers` processes, in that order (the biggest first).
 
-    Returns with `result.status` COMPLETE, STOPPED (the collector said so) or TIMEOUT (the
-    deadline, a `time.time()` value, passed); KeyboardInterrupt propagates. Every worker is gone
-    when it returns or raises.
+    Each solution goes to `collect(part, rows)` in arrival order, once per part even when the part is
+    run again on a fresh worker; `finished(part, stats)` once the part is complete. Returns with
+    `result.status` COMPLETE, STOPPED (the collector said so) or TIMEOUT (the deadline, a
+    `time.time()` value, passed); KeyboardInterrupt propagates. Every worker is gone when it returns
+    or raises.
     """
-    todo: deque[int] = deque(range(len(parts)))
+    todo: deque[int] = deque(order)
     flights: dict[int, _Flight] = {}
     pool: list[_Worker] = []
 
@@ -202,12 +205,17 @@ def run_parallel(
             pool.append(fresh)
             give(fresh)
 
+    idle_since: dict[int, float] = {}
+    """Worker pid -> when it found nothing left to take: the run's idle tail, which balancing shrinks."""
+
     def give(w: _Worker) -> None:
-        if todo and not _assign(w, todo, parts, flights):
+        if not todo:
+            idle_since.setdefault(w.pid, time.perf_counter())
+        elif not _assign(w, todo, parts, flights):
             replace(w)
 
     try:
-        for _ in range(min(workers, len(parts))):
+        for _ in range(min(workers, len(todo))):
             pool.append(_spawn(problem, backend, deadline, pool))
         for w in list(pool):
             give(w)
@@ -219,7 +227,7 @@ def run_parallel(
             wait_for = POLL if deadline is None else max(0.0, min(POLL, deadline - time.time()))
             ready = wait([w.conn for w in busy], timeout=wait_for)
             for w in [w for w in busy if w.conn in ready]:
-                outcome = _drain(w, flights, collect, result, start, deadline)
+                outcome = _drain(w, flights, collect, finished, deadline)
                 if outcome == "dead":
                     replace(w)
                 elif isinstance(outcome, Status):
@@ -227,6 +235,8 @@ def run_parallel(
                     return
                 elif w.part is None:
                     give(w)
+        end = time.perf_counter()
+        result.details["idle_tail"] = sum(end - t for t in idle_since.values())
     finally:
         for w in pool:
             _reap(w, kill=True)
@@ -248,8 +258,8 @@ def _assign(w: _Worker, todo: deque[int], parts: Sequence[tuple[int, ...]], flig
     return True
 
 
-def _drain(w: _Worker, flights: dict[int, _Flight], collect: Callable[[tuple[int, ...]], bool],
-           result: EnumerationResult, start: float, deadline: float | None) -> Status | str | None:
+def _drain(w: _Worker, flights: dict[int, _Flight], collect: Collect, finished: Finished,
+           deadline: float | None) -> Status | str | None:
     """Handle up to BURST messages of one worker: None to go on, "dead", or the run's final status."""
     for _ in range(BURST):
         try:
@@ -263,18 +273,15 @@ def _drain(w: _Worker, flights: dict[int, _Flight], collect: Callable[[tuple[int
             key = digest(payload)
             if key not in flight.seen:
                 flight.seen.add(key)
-                if result.first_solution_seconds is None:
-                    result.first_solution_seconds = time.perf_counter() - start
-                if collect(payload):
+                if collect(part, payload):
                     return Status.STOPPED
         else:
             stats: SearchStats = payload
-            merge_stats(result, stats, start)
             if stats.status != Status.COMPLETE:
                 return stats.status
             del flights[part]
-            result.subproblems_done += 1
             w.part = None
+            finished(part, stats)
             return None
         if _expired(deadline):
             return Status.TIMEOUT

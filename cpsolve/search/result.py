@@ -37,6 +37,21 @@ class EnumerationResult:
     subproblems: int = 1
     subproblems_done: int = 0
     details: dict[str, float] = field(default_factory=dict)
+    work: float = 0.0
+    """Estimated search nodes of all the subproblems (their number when not estimated): for the ETA."""
+    work_done: float = 0.0
+    """Search nodes of the subproblems finished so far, those of a resumed run included."""
+    resumed_work: float = 0.0
+    """Search nodes of the subproblems a journal said were finished before this run started."""
+    resumed_found: int = 0
+    """Solutions those subproblems had found."""
+
+    def eta(self, elapsed: float) -> float | None:
+        """Seconds left, taking this run's share of the estimated work done as its clock."""
+        fresh = self.work_done - self.resumed_work
+        if self.work <= self.work_done or fresh <= 0 or elapsed <= 0:
+            return None  # nothing measured yet, or the estimate was too low: no honest figure
+        return elapsed * (self.work - self.work_done) / fresh
 
     def counts(self) -> dict[str, int]:
         return {
@@ -58,10 +73,17 @@ class EnumerationResult:
             "first_solution_seconds": None
             if self.first_solution_seconds is None
             else round(self.first_solution_seconds, 4),
+            "subproblems": self.subproblems,
+            "subproblems_done": self.subproblems_done,
+            **({"idle_tail_seconds": round(self.details["idle_tail"], 4)} if "idle_tail" in self.details else {}),
         }
 
 
 Progress = Callable[[EnumerationResult], None]
+Collect = Callable[[int, tuple[int, ...]], bool]
+"""A runner hands each solution over as (subproblem index, rows); True means stop the run."""
+Finished = Callable[[int, SearchStats], None]
+"""A runner reports each subproblem it completed, once, with its search stats."""
 
 
 def merge_stats(result: EnumerationResult, stats: SearchStats, start: float) -> None:

@@ -16,7 +16,7 @@ from .base import ExactCoverBackend, SearchRun
 
 class DlxBackend(ExactCoverBackend):
     name = "dlx"
-    description = "exact cover in C: bitboards, fewest-candidates cell first, dead-region pruning"
+    description = "exact cover in C: bitboards, fewest-candidates cell first, arrival test, transposed below 512 rows"
     parts_per_worker = 64  # a part starts in microseconds; many parts keep both cores busy to the end
     install_hint = "the compiled engine cpsolve.search._xcover is missing (reinstall cpsolve where a C compiler exists)"
     requires = ("cpsolve.search._xcover", "cpsolve")
@@ -40,17 +40,20 @@ class DlxBackend(ExactCoverBackend):
         run.stats.details = {"nodes": out["nodes"], "dead": out["dead"], "scanned": out["scanned"]}
 
 
-def build_engine(problem: ExactCoverProblem) -> Any:
+def build_engine(problem: ExactCoverProblem, engine_class: Any = None) -> Any:
     """The compiled engine over the problem's rows, with face neighbours for region pruning, the pieces'
-    low bounds (ranges) and the optional cells (the engine turns region pruning off with those)."""
+    low bounds (ranges) and the optional cells (the engine turns region pruning off with those).
+    `engine_class` is another build's `Engine` (benchmarks/engine_ab.py compares two builds)."""
     from .._xcover import Engine
+
+    make = Engine if engine_class is None else engine_class
 
     index = problem.cell_index
     neighbors = [
         [index[q] for dx, dy, dz in FACE_STEPS if (q := (x + dx, y + dy, z + dz)) in index]
         for x, y, z in problem.cells
     ]
-    return Engine(
+    return make(
         problem.n_cells,
         problem.piece_counts,
         [row.piece for row in problem.rows],

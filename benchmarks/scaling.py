@@ -1,0 +1,160 @@
+"""Long runs at scale: workers, the pool against a local Dask cluster, a killed-and-resumed run, and
+how run time grows with puzzle size; writes results/scaling.md.
+
+    python benchmarks/scaling.py                  # everything, about 30 minutes on 2 cores
+    python benchmarks/scaling.py --quick          # leave out the 8-CPU-minute Bedlam runs
+
+Every run is `cpsolve enumerate` as a user runs it (a fresh process, `--json`), one after another.
+Wall seconds are the process's; CPU seconds are the process's and its workers' (rusage of children).
+The CPU-bound control runs two copies of the one-worker run at the same time: on a machine whose two
+vCPUs are not two full cores, that pair's slowdown is the ceiling no scheduler can beat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CPSOLVE = [sys.executable, "-m", "cpsolve", "enumerate"]
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run(args: list[str], cwd: Path) -> dict[str, object]:
+    """One `cpsolve enumerate ... --json` run: its JSON, wall and CPU seconds."""
+    cpu, began = _children_cpu(), time.perf_counter()
+    done = subprocess.run([*CPSOLVE, *args, "--json", "--quiet", "--no-save"], cwd=cwd, capture_output=True,
+                          text=True, check=False)
+    wall, cpu = time.perf_counter() - began, _children_cpu() - cpu
+    if done.returncode != 0:
+        raise SystemExit(f"cpsolve {' '.join(args)} failed: {done.stderr.strip()}")
+    out: dict[str, object] = json.loads(done.stdout)
+    out.update(wall=wall, cpu=cpu)
+    return out
+
+
+def pair(args: list[str], cwd: Path) -> tuple[float, float]:
+    """Two copies of the same run at once: (wall of the pair, mean wall of one copy)."""
+    began = time.perf_counter()
+    procs = [subprocess.Popen([*CPSOLVE, *args, "--json", "--quiet", "--no-save"], cwd=cwd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    walls = []
+    for p in procs:
+        p.communicate()
+        walls.append(time.perf_counter() - began)
+    return max(walls), sum(walls) / 2
+
+
+def killed_and_resumed(args: list[str], cwd: Path, after: float) -> dict[str, object]:
+    """The run, kill -9 of its whole process group `after` seconds in, then the same command with --resume."""
+    journal = cwd / "resume.journal"
+    journal.unlink(missing_ok=True)
+    began = time.perf_counter()
+    proc = subprocess.Popen([*CPSOLVE, *args, "--quiet", "--no-save", "--journal", str(journal)], cwd=cwd,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(after)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    first = time.perf_counter() - began
+    state = json.loads(subprocess.run([sys.executable, "-m", "cpsolve", "journal", str(journal), "--json"],
+                                      cwd=cwd, capture_output=True, text=True, check=True).stdout)
+    rest = run([*args, "--journal", str(journal), "--resume"], cwd)
+    rest.update(killed_after=first, parts_done_at_kill=state["parts_done"], parts=state["parts"])
+    return rest
+
+
+def counts(r: dict[str, object]) -> str:
+    return f"{r['total']} / {r['unique_rotation']} / {r['unique_symmetry']}"
+
+
+def y_box(n: int, folder: Path) -> Path:
+    """25 Y-pentacubes fill 5x5x5; the family 5x5xn (n*5 pieces) shows how the search grows."""
+    path = folder / f"y-pentacube-5x5x{n}.yaml"
+    path.write_text(f"name: y-pentacube-5x5x{n}\ncontainer:\n  box: [5, 5, {n}]\npieces:\n"
+                    f"  Y: {{cells: [[0,0,0], [1,0,0], [2,0,0], [3,0,0], [1,1,0]], count: {5 * n}}}\n")
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="leave out the Bedlam runs without symmetry breaking")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "scaling.md")
+    opts = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="cpsolve-scaling-"))
+    lines = ["# Long runs at scale", "",
+             f"Regenerate with `python benchmarks/scaling.py{' --quick' if opts.quick else ''}` (written "
+             f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.machine()}, {os.cpu_count()} logical CPUs, "
+             f"Python {platform.python_version()}). Every row is one `cpsolve enumerate MODEL --json` process, "
+             "one after another; CPU = the process and its workers.", ""]
+
+    lines += ["## Two workers against one, and the machine's own ceiling", "",
+              "`speed-up` = one worker's wall / this run's wall. The control runs two copies of the one-worker "
+              "run at once: `ceiling` = 2 x (one copy alone) / (the pair's wall), what two processes get from "
+              "this machine's two vCPUs with no coordination at all. `idle tail` = worker-seconds spent idle "
+              "after the last subproblem was handed out.", "",
+              "| model | run | wall s | CPU s | speed-up | idle tail s | subproblems | counts |",
+              "|---|---|---:|---:|---:|---:|---:|---|"]
+    for model in ("bedlam", "tetris-cube"):
+        one = run([model, "--workers", "1"], work)
+        two = run([model, "--workers", "2"], work)
+        pair_wall, _ = pair([model, "--workers", "1"], work)
+        ceiling = 2 * float(one["wall"]) / pair_wall
+        lines.append(f"| {model} | 1 worker | {one['wall']:.2f} | {one['cpu']:.2f} | 1.00 | | "
+                     f"{one['subproblems']} | {counts(one)} |")
+        lines.append(f"| {model} | 2 workers | {two['wall']:.2f} | {two['cpu']:.2f} | "
+                     f"{float(one['wall']) / float(two['wall']):.2f} | {two.get('idle_tail_seconds', '')} | "
+                     f"{two['subproblems']} | {counts(two)} |")
+        lines.append(f"| {model} | control: two 1-worker runs at once | {pair_wall:.2f} | | ceiling {ceiling:.2f} "
+                     "| | | |")
+        print(lines[-3:], file=sys.stderr)
+
+    if not opts.quick:
+        lines += ["", "## Bedlam without symmetry breaking: pool, Dask, resumed", "",
+                  "`--no-symmetry-breaking`: all 460,464 assemblies are searched (about 8 CPU-minutes). The Dask "
+                  "rows start a local cluster of single-threaded worker processes (`--cluster local:N`). The "
+                  "resumed row is killed with `kill -9` of its whole process group half-way (by the 2-worker "
+                  "pool's time), then run again with `--resume`; its wall is both runs together.", "",
+                  "| run | wall s | CPU s | speed-up | counts |", "|---|---:|---:|---:|---|"]
+        base = ["bedlam", "--no-symmetry-breaking"]
+        one = run([*base, "--workers", "1"], work)
+        rows = [("pool, 1 worker", one), ("pool, 2 workers", run([*base, "--workers", "2"], work)),
+                ("Dask local:1", run([*base, "--cluster", "local:1"], work)),
+                ("Dask local:2", run([*base, "--cluster", "local:2"], work))]
+        half = float(rows[1][1]["wall"]) / 2
+        resumed = killed_and_resumed([*base, "--workers", "2"], work, half)
+        for label, r in rows:
+            lines.append(f"| {label} | {r['wall']:.1f} | {r['cpu']:.1f} | {float(one['wall']) / float(r['wall']):.2f} "
+                         f"| {counts(r)} |")
+        total = float(resumed["killed_after"]) + float(resumed["wall"])
+        lines.append(f"| pool, 2 workers, killed at {resumed['killed_after']:.0f} s "
+                     f"({resumed['parts_done_at_kill']} of {resumed['parts']} subproblems journalled) and resumed "
+                     f"| {total:.1f} | | {float(one['wall']) / total:.2f} | {counts(resumed)} |")
+        print(lines[-5:], file=sys.stderr)
+
+    lines += ["", "## How the search grows: Y-pentacubes in 5 x 5 x n", "",
+              "The family of the 125-cube puzzle: 5n identical Y-pentacubes in a 5 x 5 x n box, 2 workers.", "",
+              "| n | pieces | wall s | CPU s | counts |", "|---:|---:|---:|---:|---|"]
+    for n in (2, 3, 4, 5):
+        r = run([str(y_box(n, work)), "--workers", "2"], work)
+        lines.append(f"| {n} | {5 * n} | {r['wall']:.2f} | {r['cpu']:.2f} | {counts(r)} |")
+        print(lines[-1], file=sys.stderr)
+    opts.out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {opts.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,636 @@
+/*
+ * cpsolve.analysis._disassemble: the breadth-first disassembly search of one part, compiled.
+ *
+ * Why: a search visits every position of the pieces relative to the first one; in Python each
+ * position cost about 50 microseconds (PelikanBurr's 98-move search, 7,000 positions: 0.3 s against
+ * BurrTools' 0.06 s, and a burr census runs thousands of small searches). The readable twin is
+ * `_Search._separate_states` in disassembly.py (with `_PairTable.free` and `_Search.analyse`);
+ * tests/test_disassembly.py checks that both give the same moves, levels, state counts and "stuck"
+ * reports, so this file only has to be fast and exactly equivalent. Python keeps the recursion into
+ * the two parts and builds the result objects.
+ *
+ * table(a, b) -> bytes: the free distances of shape b against shape a (flat cells, 3 ints each) for
+ *   every offset o_b - o_a in the box around their collision offsets {p - q : p in a, q in b}, with
+ *   one empty layer all round. Layout: int32 lo[3], size[3], then int32 dist[6][size0][size1][size2];
+ *   dist[2*axis] = units b can slide along +axis before it overlaps a (INF = never), dist[2*axis+1]
+ *   along -axis. Exactly `_PairTable.free`'s bisection: +axis counts to the next collision strictly
+ *   above, -axis to the last collision at or below (so -1 on a collision, which valid states never
+ *   are on). Outside the box: a line beside the box has no collision (INF both ways); beyond its end
+ *   along the axis the distance grows by the overshoot (the empty layer makes the clipped value right).
+ * free(table, dx, dy, dz) -> six distances (for the tests against `_PairTable.free`).
+ * separate(n, tables, shifts, start, max_states) -> (states, path, before, locked), the states seen and
+ *   when the part splits: path = [(direction, mask, amount or None), ...], the last one the removal,
+ *        before = the n positions (x, y, z) before it, replayed from `start`, locked None;
+ *   when it never splits: path and before None, locked = lists of piece indices whose relative
+ *        offsets are the same in every reached state (classes of two or more, in the twin's order);
+ *   after more than max_states states (max_states < 0: no limit): all three None.
+ *   tables: n(n-1)/2 tables in pair order (0,1), (0,2), ..., (n-2,n-1); shifts: 3 ints per pair,
+ *   subtracted from o_b - o_a before the lookup (the tables are per normalized shape).
+ *
+ * The search (same order as the twin, so the same tree):
+ *  - A state is the offsets of pieces 1..n-1 relative to piece 0 (3(n-1) int32), kept in discovery
+ *    order in `keys`, with its parent and the move that reached it; the queue is that array itself
+ *    (breadth-first: states are expanded in the order they were found). A hash set of state indices
+ *    (open addressing, linear probing, at most half full) answers "seen?".
+ *  - F[d][a*n+b] = how far piece a slides along d with piece b fixed; a sliding along d is b sliding
+ *    along -d (d ^ 1), so one lookup per pair fills both.
+ *  - Per direction: fin[j] = pieces j would hit some time (finite distance); the closure of {p} under
+ *    fin is what p drags along for ever. A state with a direction whose closure of some p is {p} is
+ *    a single-piece removal (first such direction, first p), else one of at most half the pieces
+ *    (first direction, first p): the search ends there, the removal counted as a move.
+ *  - Otherwise the moves per direction: from each p (in order) a set m = {p} grows: it slides k..limit
+ *    units (limit = least distance from a member to a non-member), then one more unit drags in every
+ *    piece a member would hit closer than that (transitively), while m has at most half the pieces.
+ *    The twin recomputes that minimum over all member/non-member pairs; here near[i] keeps the least
+ *    distance from any member to i, lowered as members join (Prim's algorithm, the same numbers).
+ *    Each (amount, set) is emitted once per direction; a new set is followed by its unions with the
+ *    sets already emitted for that amount (not the whole assembly, not repeated): moving the same
+ *    way by the same amount together is one move.
+ * Invariants: every state in `keys` is in the hash set exactly once; st[i].parent < i; masks have bits
+ * below n only. Nothing is undone: a call owns its buffers and frees them on every return path. The
+ * GIL is released while searching (no Python object is touched between parsing and building the
+ * answer).
+ */
+#include "_native.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INF (1 << 30)
+#define MAXN 64
+#define COORD (1L << 20)          /* |coordinate| bound on input: sums and differences stay in int32 */
+#define MAX_TABLE (1L << 24)      /* entries of one table (6 * volume); beyond it the twin runs */
+
+/* ------------------------------------------------------------------------------- pair tables */
+
+typedef struct {
+    int lo[3], size[3];
+    const int32_t *dist;  /* 6 * size0 * size1 * size2 */
+    long vol;
+} Table;
+
+static int table_view(PyObject *obj, Table *t) {
+    if (!PyBytes_Check(obj)) { PyErr_SetString(PyExc_TypeError, "tables: expected bytes from table()"); return -1; }
+    Py_ssize_t len = PyBytes_GET_SIZE(obj);
+    const int32_t *h = (const int32_t *)PyBytes_AS_STRING(obj);
+    if (len < (Py_ssize_t)(6 * sizeof(int32_t))) goto bad;
+    long vol = 1;
+    for (int k = 0; k < 3; k++) {
+        t->lo[k] = h[k];
+        t->size[k] = h[3 + k];
+        if (t->size[k] < 1 || t->size[k] > MAX_TABLE) goto bad;
+        vol *= t->size[k];
+        if (vol > MAX_TABLE) goto bad;
+    }
+    if (len != (Py_ssize_t)((6 + 6 * vol) * (long)sizeof(int32_t))) goto bad;
+    t->vol = vol;
+    t->dist = h + 6;
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "tables: not a table made by table()");
+    return -1;
+}
+
+/* The six distances of b against a at offset (d0, d1, d2) = o_b - o_a - shift. */
+static inline void table_free(const Table *t, const int d[3], int out[6]) {
+    int idx[3], cl[3];
+    for (int k = 0; k < 3; k++) {
+        idx[k] = d[k] - t->lo[k];
+        cl[k] = idx[k] < 0 ? 0 : idx[k] >= t->size[k] ? t->size[k] - 1 : idx[k];
+    }
+    long at = ((long)cl[0] * t->size[1] + cl[1]) * t->size[2] + cl[2];
+    for (int axis = 0; axis < 3; axis++) {
+        int over = cl[axis] - idx[axis];  /* > 0 below the box, < 0 above it */
+        int plus = t->dist[(2 * axis) * t->vol + at], minus = t->dist[(2 * axis + 1) * t->vol + at];
+        out[2 * axis] = plus >= INF ? INF : plus + over;
+        out[2 * axis + 1] = minus >= INF ? INF : minus - over;
+    }
+}
+
+/* A flat list of cells (3 ints each) into a new array; -1 with an exception on error. */
+static int read_cells(PyObject *obj, int **cells, Py_ssize_t *count, const char *what) {
+    Py_ssize_t len = PySequence_Size(obj);
+    if (len < 0) return -1;
+    if (len == 0 || len % 3) {
+        PyErr_Format(PyExc_ValueError, "%s: a non-empty flat list of cells (3 ints each)", what);
+        return -1;
+    }
+    *cells = malloc(sizeof(int) * (size_t)len);
+    if (*cells == NULL) { PyErr_NoMemory(); return -1; }
+    if (cps_read_ints(obj, *cells, len, -COORD, COORD, what) < 0) { free(*cells); *cells = NULL; return -1; }
+    *count = len / 3;
+    return 0;
+}
+
+static PyObject *py_table(PyObject *self, PyObject *args) {
+    PyObject *oa, *ob;
+    if (!PyArg_ParseTuple(args, "OO:table", &oa, &ob)) return NULL;
+    int *a = NULL, *b = NULL;
+    Py_ssize_t na, nb;
+    if (read_cells(oa, &a, &na, "a") < 0) return NULL;
+    if (read_cells(ob, &b, &nb, "b") < 0) { free(a); return NULL; }
+    int mn[3] = {INF, INF, INF}, mx[3] = {-INF, -INF, -INF};
+    for (Py_ssize_t i = 0; i < na; i++)
+        for (Py_ssize_t j = 0; j < nb; j++)
+            for (int k = 0; k < 3; k++) {
+                int c = a[3 * i + k] - b[3 * j + k];
+                if (c < mn[k]) mn[k] = c;
+                if (c > mx[k]) mx[k] = c;
+            }
+    int lo[3], size[3];
+    long vol = 1;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = mn[k] - 1;
+        size[k] = mx[k] - lo[k] + 2;
+        vol *= size[k];
+        if (6 * vol > MAX_TABLE) {
+            free(a); free(b);
+            PyErr_SetString(PyExc_OverflowError, "table: the shapes' collision box is too big");
+            return NULL;
+        }
+    }
+    PyObject *res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((6 + 6 * vol) * (long)sizeof(int32_t)));
+    uint8_t *grid = calloc((size_t)vol, 1);
+    if (res == NULL || grid == NULL) {
+        free(a); free(b); free(grid); Py_XDECREF(res);
+        return res == NULL ? NULL : PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < na; i++)
+        for (Py_ssize_t j = 0; j < nb; j++) {
+            long at = 0;
+            for (int k = 0; k < 3; k++) at = at * size[k] + (a[3 * i + k] - b[3 * j + k] - lo[k]);
+            grid[at] = 1;
+        }
+    free(a); free(b);
+    int32_t *h = (int32_t *)PyBytes_AS_STRING(res);
+    for (int k = 0; k < 3; k++) { h[k] = lo[k]; h[3 + k] = size[k]; }
+    int32_t *dist = h + 6;
+    long stride[3] = {(long)size[1] * size[2], size[2], 1};
+    for (int axis = 0; axis < 3; axis++) {
+        int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+        int32_t *plus = dist + (2 * axis) * vol, *minus = dist + (2 * axis + 1) * vol;
+        for (int iu = 0; iu < size[u]; iu++)
+            for (int iv = 0; iv < size[v]; iv++) {
+                long base = iu * stride[u] + iv * stride[v];
+                int next = -1;  /* the nearest collision above x on this line (-1: none) */
+                for (int x = size[axis] - 1; x >= 0; x--) {
+                    long at = base + x * stride[axis];
+                    plus[at] = next < 0 ? INF : next - x - 1;
+                    if (grid[at]) next = x;
+                }
+                int prev = -1;  /* the nearest collision at or below x (-1: none) */
+                for (int x = 0; x < size[axis]; x++) {
+                    long at = base + x * stride[axis];
+                    if (grid[at]) prev = x;
+                    minus[at] = prev < 0 ? INF : x - prev - 1;
+                }
+            }
+    }
+    free(grid);
+    return res;
+}
+
+static PyObject *py_free(PyObject *self, PyObject *args) {
+    PyObject *ot;
+    int d[3];
+    if (!PyArg_ParseTuple(args, "Oiii:free", &ot, &d[0], &d[1], &d[2])) return NULL;
+    Table t;
+    if (table_view(ot, &t) < 0) return NULL;
+    for (int k = 0; k < 3; k++)
+        if (d[k] <= -COORD || d[k] >= COORD) { PyErr_SetString(PyExc_ValueError, "free: offset out of range"); return NULL; }
+    int out[6];
+    table_free(&t, d, out);
+    return Py_BuildValue("(iiiiii)", out[0], out[1], out[2], out[3], out[4], out[5]);
+}
+
+/* ------------------------------------------------------------------------------- the search */
+
+typedef struct {
+    int n, half, K;          /* pieces, at most half of them, ints per state key (3(n-1)) */
+    int W;                   /* row length of F: n, or 8 for up to 8 pieces (fixed-length loops) */
+    uint64_t full;
+    const Table *tables;     /* n(n-1)/2, pair order */
+    const int *shift;        /* 3 per pair */
+    int32_t *keys;           /* K per state, discovery order */
+    int32_t *parent;         /* per state; -1 for the start */
+    uint64_t *mmask;         /* the move that reached it */
+    int32_t *mamount;
+    int8_t *mdir;
+    long count, cap;
+    int32_t *hash;           /* state index or -1 */
+    long hcap;
+    int *F;                  /* 6 * W * W: F[d][j*W+i], see free_matrix */
+    uint64_t *emitted;       /* one direction's moves: sets ... */
+    int *emitted_amount;     /* ... and amounts, in order */
+    long ecap;
+} Search;
+
+static uint64_t key_hash(const int32_t *k, int K) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < K; i++) h = (h ^ (uint32_t)k[i]) * 0xFF51AFD7ED558CCDULL;
+    return h ^ (h >> 29);
+}
+
+static int hash_grow(Search *S) {
+    long cap = S->hcap ? 2 * S->hcap : 1024;
+    int32_t *h = malloc(sizeof(int32_t) * (size_t)cap);
+    if (h == NULL) return -1;
+    for (long i = 0; i < cap; i++) h[i] = -1;
+    for (long s = 0; s < S->count; s++) {
+        uint64_t at = key_hash(S->keys + s * S->K, S->K) & (uint64_t)(cap - 1);
+        while (h[at] >= 0) at = (at + 1) & (uint64_t)(cap - 1);
+        h[at] = (int32_t)s;
+    }
+    free(S->hash);
+    S->hash = h;
+    S->hcap = cap;
+    return 0;
+}
+
+/* Add the state whose key is at keys[count*K] (already written) unless seen: 1 added, 0 seen, -1 no memory. */
+static int add_state(Search *S, int32_t parent, int dir, uint64_t mask, int amount) {
+    if (2 * (S->count + 1) > S->hcap && hash_grow(S) < 0) return -1;
+    const int32_t *k = S->keys + S->count * S->K;
+    uint64_t at = key_hash(k, S->K) & (uint64_t)(S->hcap - 1);
+    while (S->hash[at] >= 0) {
+        if (memcmp(S->keys + (long)S->hash[at] * S->K, k, sizeof(int32_t) * (size_t)S->K) == 0) return 0;
+        at = (at + 1) & (uint64_t)(S->hcap - 1);
+    }
+    S->hash[at] = (int32_t)S->count;
+    S->parent[S->count] = parent;
+    S->mdir[S->count] = (int8_t)dir;
+    S->mmask[S->count] = mask;
+    S->mamount[S->count] = amount;
+    S->count++;
+    return 1;
+}
+
+/* Room for one more state key (written before add_state decides whether to keep it). */
+static int reserve_state(Search *S) {
+    if (S->count < S->cap) return 0;
+    long cap = S->cap ? 2 * S->cap : 256;
+    if (cap > INT32_MAX) return -1;
+    int32_t *keys = realloc(S->keys, sizeof(int32_t) * (size_t)(cap * (S->K ? S->K : 1)));
+    if (keys == NULL) return -1;
+    S->keys = keys;
+    int32_t *parent = realloc(S->parent, sizeof(int32_t) * (size_t)cap);
+    if (parent == NULL) return -1;
+    S->parent = parent;
+    uint64_t *mmask = realloc(S->mmask, sizeof(uint64_t) * (size_t)cap);
+    if (mmask == NULL) return -1;
+    S->mmask = mmask;
+    int32_t *mamount = realloc(S->mamount, sizeof(int32_t) * (size_t)cap);
+    if (mamount == NULL) return -1;
+    S->mamount = mamount;
+    int8_t *mdir = realloc(S->mdir, (size_t)cap);
+    if (mdir == NULL) return -1;
+    S->mdir = mdir;
+    S->cap = cap;
+    return 0;
+}
+
+static int emit(Search *S, long *count, uint64_t set, int amount) {
+    if (*count >= S->ecap) {
+        long cap = S->ecap ? 2 * S->ecap : 64;
+        uint64_t *e = realloc(S->emitted, sizeof(uint64_t) * (size_t)cap);
+        if (e == NULL) return -1;
+        S->emitted = e;
+        int *a = realloc(S->emitted_amount, sizeof(int) * (size_t)cap);
+        if (a == NULL) return -1;
+        S->emitted_amount = a;
+        S->ecap = cap;
+    }
+    S->emitted[*count] = set;
+    S->emitted_amount[*count] = amount;
+    (*count)++;
+    return 0;
+}
+
+/* Fill F (every entry but the diagonal, which is never read) and fin for the state with key k (the
+ * pieces' offsets relative to piece 0): fin[d][j] = the pieces j hits some time when it slides along d. */
+static void free_matrix(Search *S, const int32_t *k, uint64_t fin[6][MAXN]) {
+    int n = S->n, W = S->W, nn = W * W;
+    int *F = S->F;
+    memset(fin, 0, sizeof(uint64_t) * 6 * MAXN);
+    int pair = 0;
+    for (int a = 0; a < n; a++) {
+        int pa[3] = {0, 0, 0};
+        if (a) for (int c = 0; c < 3; c++) pa[c] = k[3 * (a - 1) + c];
+        for (int b = a + 1; b < n; b++, pair++) {
+            int off[3], f[6];
+            for (int c = 0; c < 3; c++) off[c] = k[3 * (b - 1) + c] - pa[c] - S->shift[3 * pair + c];
+            table_free(&S->tables[pair], off, f);
+            /* f: b slides with a fixed; a sliding along d is b sliding along d ^ 1 */
+            for (int d = 0; d < 6; d++) {
+                F[d * nn + b * W + a] = f[d];
+                F[(d ^ 1) * nn + a * W + b] = f[d];
+                if (f[d] < INF) {
+                    fin[d][b] |= (uint64_t)1 << a;
+                    fin[d ^ 1][a] |= (uint64_t)1 << b;
+                }
+            }
+        }
+    }
+}
+
+static inline int popcount(uint64_t x) {  /* inline: without -mpopcnt the builtin is a library call */
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/* Everything p drags along for ever: the closure of {p} under fin (bitmasks); 0 as soon as it has
+ * more than `half` pieces (then it is no removal, and its size is all a caller asks). */
+static inline uint64_t reach(const uint64_t *fin, int p, int half) {
+    uint64_t m = (uint64_t)1 << p;
+    for (;;) {
+        uint64_t nm = m, x = m;
+        while (x) {
+            nm |= fin[__builtin_ctzll(x)];
+            x &= x - 1;
+        }
+        if (nm == m) return m;
+        if (popcount(nm) > half) return 0;
+        m = nm;
+    }
+}
+
+enum { FOUND, STUCK, TOO_MANY, NO_MEMORY };
+
+/* The breadth-first search from the state already added as state 0. On FOUND, *rem_dir / *rem_mask
+ * is the removal and *at the state it leaves from. */
+static inline __attribute__((always_inline)) int search_w(Search *S, long max_states, long *at, int *rem_dir,
+                                                          uint64_t *rem_mask, const int W) {
+    int n = S->n, nn = W * W, K = S->K;
+    int32_t pos[3 * MAXN];
+    uint64_t fin[6][MAXN];
+    for (long s = 0; s < S->count; s++) {
+        const int32_t *key = S->keys + s * K;
+        free_matrix(S, key, fin);
+        /* removals: a single piece first (any direction), else a set of at most half the pieces */
+        int group_dir = -1;
+        uint64_t group = 0;
+        for (int d = 0; d < 6; d++)
+            for (int p = 0; p < n; p++) {
+                uint64_t m = reach(fin[d], p, S->half);
+                if (m == 0) continue;
+                int size = popcount(m);
+                if (size == 1) { *at = s; *rem_dir = d; *rem_mask = m; return FOUND; }
+                if (size <= S->half && group_dir < 0) { group_dir = d; group = m; }
+            }
+        if (group_dir >= 0) { *at = s; *rem_dir = group_dir; *rem_mask = group; return FOUND; }
+        /* finite moves, direction by direction; every direction has no removal here */
+        for (int d = 0; d < 6; d++) {
+            const int *Fd = S->F + d * nn;
+            long ne = 0;  /* this direction's emitted (set, amount), in order */
+            for (int p = 0; p < n; p++) {
+                /* near[i] = least distance from a member of m to i (for i outside m), kept as m grows:
+                 * the twin's minimum over member/non-member pairs, without recomputing it */
+                int near[MAXN];
+                for (int i = 0; i < W; i++) near[i] = Fd[p * W + i];
+                uint64_t m = (uint64_t)1 << p;
+                int size = 1, k = 1;
+                while (size <= S->half) {
+                    int limit = INF;  /* how far m slides before a member hits a non-member */
+                    for (int i = 0; i < W; i++) {
+                        int v = m >> i & 1 ? INF : near[i];
+                        limit = v < limit ? v : limit;
+                    }
+                    if (limit >= INF) break;  /* m would slide out: impossible without a removal */
+                    for (int amount = k; amount <= limit; amount++) {
+                        long first = ne, i;  /* the sets emitted for this amount before m */
+                        for (i = 0; i < first; i++)
+                            if (S->emitted_amount[i] == amount && S->emitted[i] == m) break;
+                        if (i < first) continue;
+                        if (emit(S, &ne, m, amount) < 0) return NO_MEMORY;
+                        for (i = 0; i < first; i++) {
+                            if (S->emitted_amount[i] != amount) continue;
+                            uint64_t u = S->emitted[i] | m;
+                            if (u == S->emitted[i] || u == S->full) continue;
+                            long q;
+                            for (q = 0; q < ne; q++)  /* neither among the earlier sets nor the merged ones */
+                                if (S->emitted_amount[q] == amount && S->emitted[q] == u) break;
+                            if (q < ne) continue;
+                            if (emit(S, &ne, u, amount) < 0) return NO_MEMORY;
+                        }
+                    }
+                    k = limit + 1;
+                    /* one more unit drags in whatever a member would hit closer than k, transitively
+                     * (stopping once m has more than half the pieces: it is not used after that) */
+                    for (;;) {
+                        uint64_t join = 0;
+                        for (int i = 0; i < W; i++) join |= (uint64_t)(near[i] < k) << i;
+                        join &= ~m;
+                        if (join == 0) break;
+                        while (join && size <= S->half) {
+                            int i = __builtin_ctzll(join);
+                            join &= join - 1;
+                            m |= (uint64_t)1 << i;
+                            size++;
+                            const int *row = Fd + i * W;
+                            for (int t = 0; t < W; t++) near[t] = row[t] < near[t] ? row[t] : near[t];
+                        }
+                        if (size > S->half) break;
+                    }
+                }
+            }
+            /* the new states, in the order the moves were emitted */
+            static const int dirs[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+            for (long e = 0; e < ne; e++) {
+                uint64_t m = S->emitted[e];
+                int amount = S->emitted_amount[e];
+                if (reserve_state(S) < 0) return NO_MEMORY;
+                key = S->keys + s * K;  /* the buffer may have moved */
+                pos[0] = pos[1] = pos[2] = 0;
+                memcpy(pos + 3, key, sizeof(int32_t) * (size_t)K);
+                for (int p = 0; p < n; p++)
+                    if (m >> p & 1)
+                        for (int c = 0; c < 3; c++) pos[3 * p + c] += dirs[d][c] * amount;
+                int32_t *nk = S->keys + S->count * K;
+                for (int p = 1; p < n; p++)
+                    for (int c = 0; c < 3; c++) nk[3 * (p - 1) + c] = pos[3 * p + c] - pos[c];
+                if (add_state(S, (int32_t)s, d, m, amount) < 0) return NO_MEMORY;
+            }
+        }
+        if (max_states >= 0 && S->count > max_states) return TOO_MANY;
+    }
+    return STUCK;
+}
+
+/* Up to 8 pieces (most puzzles) with rows of 8: the compiler unrolls and vectorizes the row loops. */
+static int search(Search *S, long max_states, long *at, int *rem_dir, uint64_t *rem_mask) {
+    if (S->W == 8) return search_w(S, max_states, at, rem_dir, rem_mask, 8);
+    return search_w(S, max_states, at, rem_dir, rem_mask, S->W);
+}
+
+static void search_free(Search *S) {
+    free(S->keys); free(S->parent); free(S->mmask); free(S->mamount); free(S->mdir); free(S->hash); free(S->F);
+    free(S->emitted); free(S->emitted_amount);
+}
+
+/* Pieces whose offsets relative to each other are the same in every state: the twin's `_locked`. */
+static PyObject *locked(const Search *S) {
+    int n = S->n, K = S->K;
+    int cls_of[MAXN], first[MAXN], ncls = 0;
+    for (int i = 0; i < n; i++) {
+        cls_of[i] = -1;
+        for (int c = 0; c < ncls && cls_of[i] < 0; c++) {
+            int j = first[c], same = 1;
+            for (long s = 1; s < S->count && same; s++) {
+                const int32_t *k0 = S->keys, *k = S->keys + s * K;
+                for (int x = 0; x < 3; x++) {
+                    int32_t a = (i ? k[3 * (i - 1) + x] : 0) - (j ? k[3 * (j - 1) + x] : 0);
+                    int32_t a0 = (i ? k0[3 * (i - 1) + x] : 0) - (j ? k0[3 * (j - 1) + x] : 0);
+                    if (a != a0) { same = 0; break; }
+                }
+            }
+            if (same) cls_of[i] = c;
+        }
+        if (cls_of[i] < 0) { first[ncls] = i; cls_of[i] = ncls++; }
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    for (int c = 0; c < ncls; c++) {
+        int size = 0;
+        for (int i = 0; i < n; i++) size += cls_of[i] == c;
+        if (size < 2) continue;
+        PyObject *members = PyList_New(0);
+        if (members == NULL || PyList_Append(out, members) < 0) { Py_XDECREF(members); Py_DECREF(out); return NULL; }
+        Py_DECREF(members);
+        for (int i = 0; i < n; i++) {
+            if (cls_of[i] != c) continue;
+            PyObject *v = PyLong_FromLong(i);
+            if (v == NULL || PyList_Append(members, v) < 0) { Py_XDECREF(v); Py_DECREF(out); return NULL; }
+            Py_DECREF(v);
+        }
+    }
+    return out;
+}
+
+static PyObject *found_result(const Search *S, const int *start, long at, int rem_dir, uint64_t rem_mask) {
+    static const int dirs[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    long depth = 0;
+    for (long s = at; S->parent[s] >= 0; s = S->parent[s]) depth++;
+    long *chain = malloc(sizeof(long) * (size_t)(depth + 1));  /* the states from the start's child to `at` */
+    if (chain == NULL) return PyErr_NoMemory();
+    long i = depth;
+    for (long s = at; S->parent[s] >= 0; s = S->parent[s]) chain[--i] = s;
+    /* replay the path from the start: the positions before the removal, as the twin has them */
+    int pos[3 * MAXN];
+    memcpy(pos, start, sizeof(int) * (size_t)(3 * S->n));
+    PyObject *path = PyList_New(depth + 1), *before = PyList_New(S->n);
+    if (path == NULL || before == NULL) goto fail;
+    for (i = 0; i < depth; i++) {
+        long s = chain[i];
+        int d = S->mdir[s];
+        PyObject *mv = Py_BuildValue("(iKi)", d, (unsigned long long)S->mmask[s], (int)S->mamount[s]);
+        if (mv == NULL) goto fail;
+        PyList_SET_ITEM(path, i, mv);
+        for (int p = 0; p < S->n; p++)
+            if (S->mmask[s] >> p & 1)
+                for (int c = 0; c < 3; c++) pos[3 * p + c] += dirs[d][c] * S->mamount[s];
+    }
+    PyObject *last = Py_BuildValue("(iKO)", rem_dir, (unsigned long long)rem_mask, Py_None);
+    if (last == NULL) goto fail;
+    PyList_SET_ITEM(path, depth, last);
+    for (int p = 0; p < S->n; p++) {
+        PyObject *c = Py_BuildValue("(iii)", pos[3 * p], pos[3 * p + 1], pos[3 * p + 2]);
+        if (c == NULL) goto fail;
+        PyList_SET_ITEM(before, p, c);
+    }
+    free(chain);
+    return Py_BuildValue("(lNNO)", S->count, path, before, Py_None);
+fail:
+    free(chain);
+    Py_XDECREF(path);
+    Py_XDECREF(before);
+    return NULL;
+}
+
+static PyObject *py_separate(PyObject *self, PyObject *args) {
+    int n;
+    PyObject *otables, *oshifts, *ostart;
+    long max_states;
+    if (!PyArg_ParseTuple(args, "iOOOl:separate", &n, &otables, &oshifts, &ostart, &max_states)) return NULL;
+    if (n < 2 || n > MAXN) return PyErr_Format(PyExc_ValueError, "separate: n must be in [2, %d]", MAXN);
+    int npairs = n * (n - 1) / 2;
+    int start[3 * MAXN];
+    PyObject *seq = PySequence_Fast(otables, "tables: expected a sequence");
+    if (seq == NULL) return NULL;
+    if (PySequence_Fast_GET_SIZE(seq) != npairs) {
+        Py_DECREF(seq);
+        return PyErr_Format(PyExc_ValueError, "tables: expected %d tables", npairs);
+    }
+    Table *tables = malloc(sizeof(Table) * (size_t)npairs);
+    int *shift = malloc(sizeof(int) * (size_t)(3 * npairs));
+    if (tables == NULL || shift == NULL) { free(tables); free(shift); Py_DECREF(seq); return PyErr_NoMemory(); }
+    int ok = 1;
+    for (int p = 0; p < npairs && ok; p++) ok = table_view(PySequence_Fast_GET_ITEM(seq, p), &tables[p]) == 0;
+    /* seq keeps the bytes (and so the tables' memory) alive until the end of the call */
+    if (!ok || cps_read_ints(oshifts, shift, 3 * npairs, -COORD, COORD, "shifts") < 0 ||
+        cps_read_ints(ostart, start, 3 * n, -COORD, COORD, "start") < 0) {
+        free(tables); free(shift); Py_DECREF(seq);
+        return NULL;
+    }
+    Search S;
+    memset(&S, 0, sizeof S);
+    S.n = n;
+    S.half = n / 2;
+    S.K = 3 * (n - 1);
+    S.full = n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+    S.tables = tables;
+    S.shift = shift;
+    S.W = n <= 8 ? 8 : n;
+    S.F = malloc(sizeof(int) * (size_t)(6 * S.W * S.W));
+    if (S.F != NULL)  /* free_matrix writes all but the diagonal and the padding: both never block */
+        for (int i = 0; i < 6 * S.W * S.W; i++) S.F[i] = INF;
+    int status = NO_MEMORY;
+    long at = 0;
+    int rem_dir = 0;
+    uint64_t rem_mask = 0;
+    if (S.F != NULL && reserve_state(&S) == 0) {
+        for (int p = 1; p < n; p++)
+            for (int c = 0; c < 3; c++) S.keys[3 * (p - 1) + c] = start[3 * p + c] - start[c];
+        if (add_state(&S, -1, 0, 0, 0) == 1) {
+            Py_BEGIN_ALLOW_THREADS
+            status = search(&S, max_states, &at, &rem_dir, &rem_mask);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyObject *res = NULL;
+    if (status == NO_MEMORY) {
+        PyErr_NoMemory();
+    } else if (status == FOUND) {
+        res = found_result(&S, start, at, rem_dir, rem_mask);
+    } else if (status == STUCK) {
+        PyObject *lk = locked(&S);
+        if (lk != NULL) res = Py_BuildValue("(lOON)", S.count, Py_None, Py_None, lk);
+    } else {
+        res = Py_BuildValue("(lOOO)", S.count, Py_None, Py_None, Py_None);
+    }
+    search_free(&S);
+    free(tables);
+    free(shift);
+    Py_DECREF(seq);
+    return res;
+}
+
+static PyMethodDef methods[] = {
+    {"table", py_table, METH_VARARGS,
+     "table(a, b) -> bytes: free distances of shape b against shape a (flat cells) around their collisions."},
+    {"free", py_free, METH_VARARGS, "free(table, dx, dy, dz) -> the six free distances at one offset."},
+    {"separate", py_separate, METH_VARARGS,
+     "separate(n, tables, shifts, start, max_states) -> (states, path, before, locked): the breadth-first "
+     "search of disassembly.py's _Search._separate_states."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_disassemble",
+    .m_doc = "The compiled breadth-first disassembly search (disassembly.py has the readable twin).",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__disassemble(void) { return PyModule_Create(&module); }

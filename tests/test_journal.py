@@ -1,0 +1,160 @@
+"""The journal: a run killed at any moment (kill -9 of the whole process group, as in a power loss)
+resumes to the exact reference counts, with a solutions file that has every class once."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cpsolve.puzzle.catalog import load
+from cpsolve.search.backends import for_problem
+from cpsolve.search.enumeration import JournalPlan, enumerate_classes, prepare
+from cpsolve.search.journal import Journal, fingerprint, summary
+
+CONWAY = (27456, 1144, 572)
+Y_BOX = (60672, 2528, 1264)
+
+
+def cpsolve(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "cpsolve", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def counts(out: str) -> tuple[int, int, int]:
+    data = json.loads(out)
+    return data["total"], data["unique_rotation"], data["unique_symmetry"]
+
+
+def solutions_file_ok(path: Path, classes: int) -> None:
+    """Every class exactly once, numbered 0..n-1 without a gap."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) == classes
+    assert sorted(line["class"] for line in lines) == list(range(classes))
+    assert len({json.dumps(line["pieces"], sort_keys=True) for line in lines}) == classes
+
+
+def kill_and_resume(tmp_path: Path, model: str, reference: tuple[int, int, int], moments: list[float],
+                    workers: str = "2") -> list[int]:
+    """Start the run, kill -9 its process group at each moment (seconds after start), resume, repeat;
+    the last resume runs to the end. Returns the subproblems done at each kill (from the journal)."""
+    out = tmp_path / f"{model}.jsonl"
+    journal = tmp_path / f"{model}.journal"
+    base = [model, "--workers", workers, "--quiet", "--json", "--out", str(out), "--journal", str(journal)]
+    progress = []
+    for n, moment in enumerate(moments):
+        args = base + (["--resume"] if n else [])
+        proc = subprocess.Popen([sys.executable, "-m", "cpsolve", "enumerate", *args], cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        time.sleep(moment)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        progress.append(summary(journal).parts_done if journal.exists() else -1)
+    last = cpsolve("enumerate", *base, "--resume", cwd=tmp_path)
+    assert counts(last.stdout) == reference
+    solutions_file_ok(out, reference[2])
+    assert summary(journal).complete  # named with --journal: kept, marked complete
+    return progress
+
+
+def test_conway_killed_at_ten_random_moments(tmp_path: Path) -> None:
+    rng = random.Random(20261123)
+    # The run takes about 1.5 s here (start-up 0.5 s): moments from start-up to the end of the search.
+    moments = [rng.uniform(0.4, 1.6) for _ in range(10)]
+    progress = kill_and_resume(tmp_path, "conway-5x5x5", CONWAY, moments)
+    assert max(progress) > 0, f"no kill landed after a finished subproblem: {progress}"
+
+
+def test_y_pentacube_box_killed_three_times(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    progress = kill_and_resume(tmp_path, "y-pentacube-5x5x5", Y_BOX, [rng.uniform(1.0, 5.0) for _ in range(3)])
+    assert max(progress) > 0, progress
+
+
+def test_resume_serial_run_in_process(tmp_path: Path) -> None:
+    """In-process: a run stopped by its limit resumes with the same split and counts the rest once."""
+    prepared = prepare(load("conway-5x5x5"))
+    engine = for_problem("dlx", prepared.problem)
+    book = tmp_path / "c.journal"
+    seen: list[int] = []
+    first = enumerate_classes(prepared, engine, workers=2, limit=100, journal=JournalPlan(book),
+                              on_class=lambda c: seen.append(c.index))
+    assert first.status.value == "stopped" and 0 < first.subproblems_done < first.subproblems
+    replayed: list[int] = []
+    rest = enumerate_classes(prepared, engine, workers=1, journal=JournalPlan(book, resume=True),
+                             on_class=lambda c: replayed.append(c.index))
+    assert (rest.tally.total, rest.tally.unique_rotation, rest.tally.unique_symmetry) == CONWAY
+    assert sorted(replayed) == list(range(CONWAY[2]))
+    done = summary(book)
+    assert done.complete and done.parts_done == done.parts == rest.subproblems
+
+
+def test_fingerprint_tells_problems_apart() -> None:
+    conway = load("conway-5x5x5")
+    assert fingerprint(prepare(conway).broken) == fingerprint(prepare(conway).broken)
+    assert fingerprint(prepare(conway).broken) != fingerprint(prepare(conway, symmetry_breaking=False).broken)
+    assert fingerprint(prepare(load("soma")).broken) != fingerprint(prepare(conway).broken)
+
+
+def test_refusals_are_one_line(tmp_path: Path) -> None:
+    journal = tmp_path / "run.journal"
+    stopped = cpsolve("enumerate", "conway-5x5x5", "--workers", "2", "--limit", "400", "--quiet", "--no-save",
+                      "--journal", str(journal), cwd=tmp_path)
+    assert "--resume continues the run" in stopped.stdout
+    # Not resumed: refused, the work it holds is kept.
+    again = cpsolve("enumerate", "conway-5x5x5", "--quiet", "--no-save", "--journal", str(journal), cwd=tmp_path,
+                    check=False)
+    assert again.returncode == 2 and "add --resume" in again.stderr and len(again.stderr.splitlines()) == 1
+    # Another problem: refused.
+    other = cpsolve("enumerate", "soma", "--quiet", "--no-save", "--journal", str(journal), "--resume", cwd=tmp_path,
+                    check=False)
+    assert other.returncode == 2 and "different problem" in other.stderr and len(other.stderr.splitlines()) == 1
+    assert other.stderr.startswith(f"cpsolve: error: {journal}")
+    # Not a journal at all.
+    junk = tmp_path / "junk.journal"
+    junk.write_text("hello")
+    bad = cpsolve("journal", str(junk), cwd=tmp_path, check=False)
+    assert bad.returncode == 2 and "not a cpsolve journal" in bad.stderr
+    shown = cpsolve("journal", str(journal), "--json", cwd=tmp_path)
+    state = json.loads(shown.stdout)
+    assert not state["complete"] and 0 < state["parts_done"] < state["parts"]
+    assert state["command"].endswith(f"--journal {journal}")
+
+
+def test_default_journal_is_removed_once_complete(tmp_path: Path) -> None:
+    stopped = cpsolve("enumerate", "conway-5x5x5", "--workers", "2", "--limit", "400", "--quiet", cwd=tmp_path)
+    journal = tmp_path / "conway-5x5x5.solutions.jsonl.journal"
+    assert journal.exists() and str(journal.name) in stopped.stdout
+    done = cpsolve("enumerate", "conway-5x5x5", "--workers", "2", "--quiet", "--resume", "--json", cwd=tmp_path)
+    assert counts(done.stdout) == CONWAY and not journal.exists()
+    solutions_file_ok(tmp_path / "conway-5x5x5.solutions.jsonl", CONWAY[2])
+    # --resume with nothing to resume starts from the beginning, with a note.
+    fresh = cpsolve("enumerate", "soma", "--quiet", "--resume", "--json", cwd=tmp_path)
+    assert counts(fresh.stdout) == (11520, 480, 240) and "starting from the beginning" in fresh.stderr
+
+
+def test_commit_is_one_transaction(tmp_path: Path) -> None:
+    """A part's counts and the classes found before it are written together or not at all."""
+    prepared = prepare(load("soma"))
+    book = tmp_path / "s.journal"
+    result = enumerate_classes(prepared, for_problem("dlx", prepared.problem), workers=2, journal=JournalPlan(book))
+    db = sqlite3.connect(book)
+    classes = db.execute("SELECT count(*) FROM classes").fetchone()[0]
+    weighted = db.execute("SELECT sum(weighted) FROM parts WHERE done").fetchone()[0]
+    orbits = db.execute("SELECT sum(orbit) FROM rotations").fetchone()[0]
+    assert (weighted, classes) == (result.tally.total, 240) and orbits == 11520
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+    with pytest.raises(Exception, match="unfinished|different"):
+        Journal.resume(book, "0" * 32)
