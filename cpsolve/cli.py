@@ -71,7 +71,7 @@ TimeoutOpt = Annotated[
 
 OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "--encoding", "format": "--format",
                 "timeout": "--timeout", "unit": "--unit", "clearance": "--clearance", "solutions": "--with-solutions",
-                "view": "--view"}
+                "view": "--view", "cluster": "--cluster"}
 """Core errors name a concept; on the command line it is the option that sets it."""
 
 
@@ -495,66 +495,46 @@ def compare(
     Each backend runs alone in a child process: time to first solution, time for all, CPU seconds
     and peak memory are its own. One worker by default, so the figures compare engines core for core.
     """
-    from .analysis.compare import disagreement, measure
+    from . import api
     from .puzzle.catalog import load
+    from .search.backends import BackendUnavailable
 
-    specs = _backend_specs(backends)
     puzzle = load(model)
     sink = _open_output(out, "a")
     write_error: str | None = None
-    rows = []
+
+    def show(row: CompareRow) -> None:
+        nonlocal write_error
+        if not as_json:
+            typer.echo(f"{row.backend}: {row.status} ({row.all_seconds or 0:.2f} s)", err=True)
+        if sink is not None and write_error is None:
+            try:  # each row as soon as it is measured: an interrupted comparison keeps what it finished
+                sink.write(json.dumps(row.as_json()) + "\n")
+                sink.flush()
+            except OSError as exc:
+                write_error = f"cannot write the file: {exc.strerror or exc} (the rows are printed above)"
+
     try:
-        for spec in specs:
-            row = measure(puzzle, spec, timeout, workers)
-            rows.append(row)
-            if not as_json:
-                typer.echo(f"{row.backend}: {row.status} ({row.all_seconds or 0:.2f} s)", err=True)
-            if sink is not None and write_error is None:
-                try:  # each row as soon as it is measured: an interrupted comparison keeps what it finished
-                    sink.write(json.dumps(row.as_json()) + "\n")
-                    sink.flush()
-                except OSError as exc:
-                    write_error = f"cannot write the file: {exc.strerror or exc} (the rows are printed above)"
-            if row.status == "interrupted":
-                break
+        try:
+            result = api.compare(puzzle, backends.split(","), timeout=timeout, workers=workers, on_row=show)
+        except BackendUnavailable as exc:  # an unknown name or a misplaced option, before anything ran
+            raise CpsolveError(exc.message, field="--backends") from None
     finally:
         if sink is not None:
             try:
                 sink.close()
             except OSError as exc:
                 write_error = write_error or f"cannot write the file: {exc.strerror or exc}"
+    rows = list(result.rows)
     if as_json:
         typer.echo(json.dumps([r.as_json() for r in rows]))
     else:
         _compare_table(rows)
     if write_error is not None:
         raise CpsolveError(write_error, where=str(out), exit_code=1)
-    ref = puzzle.reference
-    problem = disagreement(rows, ref.counts() if ref else None)
-    if problem is not None:
-        raise CpsolveError(problem, where=puzzle.name, exit_code=1)
-    failed = [f"{r.backend}: {r.note}" for r in rows if r.status == "failed"]
-    if failed:
-        raise CpsolveError("; ".join(failed), where=puzzle.name, exit_code=1)
+    result.check()
     if any(r.status == "interrupted" for r in rows):
         raise typer.Exit(130)
-
-
-def _backend_specs(text: str) -> list[str]:
-    """`--backends` checked before anything runs, by the same rules as `--backend`: an unknown name
-    or a misplaced option is an error; a known backend missing here becomes an "unsupported" row."""
-    from .search.backends import BackendUnavailable, backend_class, get_backend
-
-    specs = [b.strip() for b in text.split(",") if b.strip()]
-    if not specs:
-        raise CpsolveError("give at least one backend (known: see `cpsolve backends`)", field="--backends")
-    for spec in specs:
-        try:
-            if backend_class(spec.partition(":")[0]).supported():
-                get_backend(spec)
-        except BackendUnavailable as exc:
-            raise CpsolveError(exc.message, field="--backends") from None
-    return specs
 
 
 def _compare_table(rows: list[CompareRow]) -> None:

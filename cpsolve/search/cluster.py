@@ -1,0 +1,302 @@
+"""Subproblems on a Dask distributed cluster: many machines, or `local:N` worker processes here.
+
+The third runner beside the serial loop and the forked pool (`parallel.py`), with the same contract:
+the caller's `collect(i, rows)` sees every solution of part i exactly once, `finished(i, stats)` is
+told when part i is done (the caller merges, counts and journals), and counting and writing stay in
+this process. What differs is where the search runs and how a lost worker is handled.
+
+Why a part's solutions come back with the part, not one by one: a task returns the part's rows and
+its stats together, so a part whose worker is lost (killed, out of memory, its machine gone) is simply
+recomputed by Dask on another worker, and nothing of the lost attempt ever reached `collect`: no
+digest bookkeeping as in the pool is needed to avoid counting twice. The price is that a part's
+solutions reach the caller when the part ends, which the split into many small parts keeps short,
+and that at the deadline the parts still running are dropped: a cluster run cut short by `--timeout`
+counts the solutions of the parts it finished, where the pool also counts those streamed so far.
+
+The problem is sent to each worker once, as the result of a task every part depends on (see
+`_share`); a worker deserializes it once and a backend keeps its engine for it across parts
+(`Backend.kept_for` compares the problem by identity). A backend registered under its name travels
+as its spec (`dlx`, `sat:glucose4`) and is built once per worker process; any other backend (a
+subclass made for a test) is pickled, also once.
+
+Dask cannot stop a task that is running. At the deadline every task stops itself (it received the
+deadline and passes the time left to the backend); when the collector says stop, or on Ctrl-C, the
+client cancels what has not started, and a `local:N` cluster is torn down by killing its worker
+processes (closing them politely waits for their running parts). On a remote cluster a part that is
+already running finishes there and its result is dropped. The deadline is a `time.time()` value read
+on the workers' clocks: machines whose clocks disagree stop early or late by the difference.
+
+Dask is an optional dependency (`pip install 'cpsolve[cluster]'`), imported only here, lazily.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import logging
+import os
+import pickle
+import signal
+import time
+import uuid
+import warnings
+from collections.abc import Iterator, Sequence
+from multiprocessing import resource_tracker
+from typing import Any
+
+from ..errors import CpsolveError
+from ..problem.placements import ExactCoverProblem
+from .backends import Backend, BackendUnavailable, SearchStats, Status, backend_class, get_backend
+from .result import Collect, EnumerationResult, Finished
+
+POLL = 0.05
+"""Longest sleep between looks at finished parts and at the clock."""
+CHECK_EVERY = 256
+"""Solutions handed to `collect` between two looks at the clock (a part may bring many at once)."""
+CONNECT_TIMEOUT = 5.0
+"""Seconds to reach a scheduler before giving up with an error naming it."""
+WORKER_WAIT = 60.0
+"""Seconds to wait for a scheduler to have at least one worker (e.g. started just after it)."""
+QUIET = logging.CRITICAL + 1
+"""Above every level: Dask's log lines (a lost worker, a closed connection, with tracebacks) are not shown
+while a run uses the cluster; the run reports what matters as one line."""
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+"""Dask's network protocols (a client given another scheme fails slowly and noisily, so it is refused here)."""
+INSTALL_HINT = "the cluster runner needs Dask: pip install 'cpsolve[cluster]'"
+
+PartResult = tuple[list[tuple[int, ...]], SearchStats]
+
+
+def run_cluster(
+    problem: ExactCoverProblem,
+    backend: Backend,
+    parts: Sequence[tuple[int, ...]],
+    order: Sequence[int],
+    address: str,
+    deadline: float | None,
+    collect: Collect,
+    finished: Finished,
+    result: EnumerationResult,
+) -> None:
+    """Run the parts `order` names (in that order of priority) on the Dask cluster at `address`.
+
+    `address` is `tcp://HOST:PORT` (any Dask address with a scheme) of a running scheduler, or
+    `local:N` for N single-threaded worker processes on this machine, started here and closed again
+    on return. Returns with `result.status` COMPLETE, STOPPED (`collect` returned True), TIMEOUT (the
+    deadline, a `time.time()` value, passed) or a part's own non-complete status; KeyboardInterrupt
+    propagates. Every future is cancelled, and whatever was started is closed, on return or raise.
+    """
+    local = parse_address(address)
+    distributed = _import_distributed()
+    with distributed.utils.silence_logging_cmgr(QUIET), _client(distributed, address, local) as client:
+        if not _has_workers(client, address, deadline):
+            result.status = Status.TIMEOUT
+            return
+        _run(client, distributed, problem, backend, parts, order, deadline, collect, finished, result)
+
+
+def parse_address(address: str) -> int | None:
+    """N for `local:N`, None for a scheduler's address; anything else is bad input (exit 2)."""
+    if address.startswith("local:"):
+        count = address.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise CpsolveError(f"local:N needs a number of workers N >= 1, not {count!r}", field="cluster")
+        return int(count)
+    scheme, sep, rest = address.partition("://")
+    if not (sep and scheme in SCHEMES and rest):
+        raise CpsolveError(f"{address!r} is neither a scheduler address (tcp://HOST:PORT) nor local:N",
+                           field="cluster")
+    return None
+
+
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise CpsolveError(INSTALL_HINT, field="cluster") from None
+    return distributed
+
+
+@contextlib.contextmanager
+def _client(distributed: Any, address: str, local: int | None) -> Iterator[Any]:
+    """A client of the scheduler at `address`, or of a local cluster started for the run and torn
+    down (its worker processes killed) when the run ends, however it ends."""
+    cluster = None
+    client = None
+    tracked = _tracker_running()
+    try:
+        if local is not None:
+            try:
+                cluster = distributed.LocalCluster(
+                    n_workers=local, threads_per_worker=1, processes=True, dashboard_address=":0",
+                    silence_logs=QUIET,
+                )
+            except (OSError, RuntimeError, TimeoutError) as exc:
+                # Workers are spawned: they import the main module, so a script needs `if __name__ == ...`.
+                raise CpsolveError(f"cannot start {local} local Dask workers: {exc}", field="cluster",
+                                   exit_code=1) from None
+            client = distributed.Client(cluster, set_as_default=False)
+        else:
+            try:
+                client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise CpsolveError(f"cannot reach the Dask scheduler at {address}: {exc}", field="cluster",
+                                   exit_code=1) from None
+        yield client
+    finally:
+        if client is not None:
+            client.close()  # first: the scheduler forgets the run's data before its workers go
+        if cluster is not None:
+            _kill_workers(cluster)
+            cluster.close()
+            if not tracked:
+                _stop_tracker()
+
+
+def _tracker_running() -> bool:
+    """Whether multiprocessing's resource tracker runs: spawning the first worker process starts it,
+    as a child of this process that outlives the cluster unless stopped."""
+    return getattr(resource_tracker._resource_tracker, "_pid", None) is not None
+
+
+def _stop_tracker() -> None:
+    """Stop the resource tracker this run started, so that the run leaves no child process behind."""
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)  # private: if it is gone, nothing stops
+    if stop is not None:
+        with contextlib.suppress(Exception):
+            stop()
+
+
+def _kill_workers(cluster: Any) -> None:
+    """Stop a local cluster's worker processes at once: a polite close waits for running parts."""
+    for nanny in list(cluster.workers.values()):
+        with contextlib.suppress(Exception):
+            nanny.close_gracefully()  # the nanny must not start a new worker in the dead one's place
+            if nanny.pid:
+                os.kill(nanny.pid, signal.SIGKILL)
+
+
+def _has_workers(client: Any, address: str, deadline: float | None) -> bool:
+    """Wait for a first worker; False if the deadline came first, an error after WORKER_WAIT."""
+    wait = WORKER_WAIT if deadline is None else min(WORKER_WAIT, deadline - time.time())
+    try:
+        client.wait_for_workers(1, timeout=max(wait, 0.001))
+    except TimeoutError:
+        if deadline is not None and time.time() >= deadline:
+            return False
+        raise CpsolveError(f"the Dask scheduler at {address} has no worker (start them with "
+                           f"`dask worker {address} --nthreads 1 --nworkers N`)", field="cluster",
+                           exit_code=1) from None
+    return True
+
+
+def _portable(backend: Backend) -> str | bytes:
+    """The backend as it travels: its spec when its name's registered class is what it is (rebuilt on
+    the worker), else pickled without the engine it keeps. Bytes, not the object: a worker that joins
+    later copies its data from a peer, whose backend by then holds an engine (a C object, unpicklable).
+    """
+    with contextlib.suppress(BackendUnavailable):
+        if type(backend) is backend_class(backend.name):
+            return backend.label
+    import cloudpickle  # Dask's own dependency: pickles a class defined in a script, too
+
+    clone = copy.copy(backend)
+    clone._kept = None
+    data: bytes = cloudpickle.dumps(clone)
+    return data
+
+
+_ON_WORKER: dict[str | bytes, Backend] = {}
+"""Backends built on this worker process, by spec or pickle: one engine per problem across its parts."""
+
+
+def _run_part(problem: ExactCoverProblem, backend: str | bytes, forced: tuple[int, ...],
+              deadline: float | None) -> PartResult:
+    """The task: every solution of one part, and its stats (runs on a worker)."""
+    if backend not in _ON_WORKER:
+        _ON_WORKER[backend] = get_backend(backend) if isinstance(backend, str) else pickle.loads(backend)
+    built = _ON_WORKER[backend]
+    found: list[tuple[int, ...]] = []
+    remaining = None if deadline is None else deadline - time.time()
+    if remaining is not None and remaining <= 0:
+        return found, SearchStats(built.label, Status.TIMEOUT)
+    return found, built.search(problem, found.append, forced=forced, timeout=remaining)
+
+
+def _share(client: Any, value: object, key: str) -> Any:
+    """`value` as a task's result that every part depends on: each worker gets it once (from a peer
+    that has it) and its tasks share that one object. Not `scatter`: scattered data lost with the
+    last worker holding it cannot be recovered, and every part waiting on it is cancelled; a task's
+    result is simply computed again."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Dask warns of "large objects" in a graph from about 10 MB
+        return client.submit(_same, value, key=key, pure=False)
+
+
+def _same(value: object) -> object:
+    return value
+
+
+def _expired(deadline: float | None) -> bool:
+    return deadline is not None and time.time() >= deadline
+
+
+def _run(client: Any, distributed: Any, problem: ExactCoverProblem, backend: Backend,
+         parts: Sequence[tuple[int, ...]], order: Sequence[int], deadline: float | None,
+         collect: Collect, finished: Finished, result: EnumerationResult) -> None:
+    run = uuid.uuid4().hex
+    spec = _portable(backend)
+    futures: dict[Any, int] = {}
+    try:
+        shared = _share(client, problem, f"cpsolve-problem-{run}")
+        sent = spec if isinstance(spec, str) else _share(client, spec, f"cpsolve-backend-{run}")
+        # Earlier in `order` means a higher priority: the scheduler starts the largest parts first.
+        for rank, i in enumerate(order):
+            future = client.submit(_run_part, shared, sent, parts[i], deadline, key=f"cpsolve-part-{i}-{run}",
+                                   priority=len(order) - rank, retries=0)
+            futures[future] = i
+        arrived = distributed.as_completed(list(futures), loop=client.loop)
+        while not arrived.is_empty():
+            if _expired(deadline):
+                result.status = Status.TIMEOUT
+                return
+            batch = arrived.next_batch(block=False)
+            if not batch:
+                time.sleep(POLL if deadline is None else max(0.0, min(POLL, deadline - time.time())))
+                continue
+            for future in batch:
+                if future.status != "finished":
+                    raise _failure(future, futures[future], len(parts))
+            # One request for the whole batch: fetching each result on its own costs a round trip each.
+            for future, outcome in zip(batch, client.gather(batch), strict=True):
+                status = _take(futures[future], outcome, deadline, collect, finished)
+                if status is not None:
+                    result.status = status
+                    return
+    finally:
+        client.cancel(list(futures), force=True)
+
+
+def _take(i: int, outcome: PartResult, deadline: float | None, collect: Collect, finished: Finished) -> Status | None:
+    """Hand one finished part to the caller: None to go on, or the status the run ends with."""
+    rows, stats = outcome
+    for n, solution in enumerate(rows, 1):
+        if collect(i, solution):
+            return Status.STOPPED
+        if n % CHECK_EVERY == 0 and _expired(deadline):
+            return Status.TIMEOUT
+    if stats.status != Status.COMPLETE:
+        return stats.status
+    finished(i, stats)
+    return None
+
+
+def _failure(future: Any, i: int, total: int) -> CpsolveError:
+    """The one-line error for a part that did not finish: it killed its workers, raised, or was lost."""
+    where = f"subproblem {i + 1} of {total}"
+    if future.status == "error":
+        exc = future.exception()
+        if type(exc).__name__ == "KilledWorker":  # allowed-failures workers died running it
+            return CpsolveError(f"{where} failed: its worker died {exc.args[2]} times", exit_code=1)
+        return CpsolveError(f"a worker failed on {where}: {type(exc).__name__}: {exc}", exit_code=1)
+    return CpsolveError(f"{where} was cancelled by the Dask cluster (its scheduler lost or restarted)", exit_code=1)

@@ -1,0 +1,317 @@
+"""Subproblems on a Dask cluster: the same solutions as a serial run, each once, whatever happens.
+
+Most tests share one local cluster of two worker processes, reached by its tcp:// address as a remote
+scheduler would be; the lost-worker test starts its own with `local:2`, as `--cluster local:2` does,
+and kills one of its worker processes while that worker is inside a part.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from multiprocessing import resource_tracker
+from pathlib import Path
+
+import distributed
+import pytest
+
+from cpsolve.errors import CpsolveError
+from cpsolve.puzzle.catalog import load
+from cpsolve.search import cluster
+from cpsolve.search.backends import SearchStats, Status, for_problem
+from cpsolve.search.backends.dlx import DlxBackend
+from cpsolve.search.enumeration import Prepared, enumerate_classes, plan, prepare
+from cpsolve.search.result import EnumerationResult
+
+SOMA = (11520, 480, 240)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_child_left() -> Iterator[None]:
+    """Spawning workers starts multiprocessing's resource tracker, a child of this process that would
+    outlive the module; other tests check that a run leaves no child process behind."""
+    yield
+    resource_tracker._resource_tracker._stop()
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    """The address of a running scheduler with two single-threaded worker processes."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=logging.ERROR) as running:
+        yield running.scheduler_address
+
+
+def workers_here() -> set[int]:
+    """The Dask worker processes that are children of this process (spawned by their nannies)."""
+    found = set()
+    for task in Path(f"/proc/{os.getpid()}/task").glob("*"):
+        for kid in (task / "children").read_text().split():
+            try:
+                if "spawn_main" in Path(f"/proc/{kid}/cmdline").read_text():
+                    found.add(int(kid))
+            except OSError:
+                continue
+    return found
+
+
+class Run:
+    """A caller of `run_cluster`: counts like an enumeration and records what it was handed."""
+
+    def __init__(self, prepared: Prepared, limit: int = 0):
+        self.prepared, self.limit = prepared, limit
+        self.result = EnumerationResult(prepared.name, "dlx", "")
+        self.rows: dict[int, list[tuple[int, ...]]] = {}
+        self.finished: list[int] = []
+        self.stats: dict[int, SearchStats] = {}
+        self.after_stop = 0
+        self.stopped = False
+
+    def collect(self, part: int, rows: tuple[int, ...]) -> bool:
+        if self.stopped:
+            self.after_stop += 1
+        p = self.prepared
+        self.rows.setdefault(part, []).append(rows)
+        self.result.tally.add(p.canonicalizer.forms(p.broken.problem, rows), p.broken.weight_of(rows))
+        self.stopped = bool(self.limit) and self.result.tally.unique_symmetry >= self.limit
+        return self.stopped
+
+    def done(self, part: int, stats: SearchStats) -> None:
+        self.finished.append(part)
+        self.stats[part] = stats
+
+    def counts(self) -> tuple[int, int, int]:
+        tally = self.result.tally
+        return tally.total, tally.unique_rotation, tally.unique_symmetry
+
+
+def go(run: Run, parts: list[tuple[int, ...]], order: list[int], address: str, backend: object = None,
+       deadline: float | None = None) -> None:
+    problem = run.prepared.broken.problem
+    chosen = for_problem("dlx", problem) if backend is None else backend
+    cluster.run_cluster(problem, chosen, parts, order, address, deadline, run.collect, run.done, run.result)
+
+
+def serial_rows(prepared: Prepared, parts: list[tuple[int, ...]]) -> dict[int, list[tuple[int, ...]]]:
+    """Each part's solutions, searched here one part after the other."""
+    out: dict[int, list[tuple[int, ...]]] = {}
+    backend = DlxBackend()
+    for i, forced in enumerate(parts):
+        found: list[tuple[int, ...]] = []
+        backend.search(prepared.broken.problem, found.append, forced=forced)
+        if found:
+            out[i] = found
+    return out
+
+
+def serial_counts(prepared: Prepared) -> tuple[int, int, int]:
+    result = enumerate_classes(prepared, DlxBackend(), workers=1)
+    return result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry
+
+
+def test_every_part_once_and_the_serial_counts(scheduler):
+    prepared = prepare(load("soma"))
+    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    assert len(parts) > 100
+    order = list(range(len(parts)))[::-1]
+    run = Run(prepared)
+    go(run, parts, order, scheduler)
+    assert run.result.status is Status.COMPLETE
+    assert run.counts() == serial_counts(prepared) == SOMA
+    assert sorted(run.finished) == list(range(len(parts)))  # each part finished once
+    assert all(run.stats[i].status is Status.COMPLETE and run.stats[i].solutions == len(run.rows.get(i, []))
+               for i in order)
+    reference = serial_rows(prepared, parts)
+    assert {i: sorted(r) for i, r in run.rows.items()} == {i: sorted(r) for i, r in reference.items()}
+
+
+def test_a_resumed_run_runs_only_the_parts_it_is_given(scheduler):
+    prepared = prepare(load("soma"))
+    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    left = [i for i in range(len(parts)) if i % 3 == 1]
+    run = Run(prepared)
+    go(run, parts, left, scheduler)
+    assert run.result.status is Status.COMPLETE
+    assert sorted(run.finished) == left
+    reference = serial_rows(prepared, parts)
+    assert {i: sorted(r) for i, r in run.rows.items()} == {i: sorted(reference[i]) for i in left if i in reference}
+
+
+def test_the_collector_stops_the_run(scheduler):
+    prepared = prepare(load("soma"))
+    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    run = Run(prepared, limit=25)
+    go(run, parts, list(range(len(parts))), scheduler)
+    assert run.result.status is Status.STOPPED
+    assert run.result.tally.unique_symmetry == 25
+    assert run.after_stop == 0  # nothing handed over once the collector said stop
+    assert len(run.finished) < len(parts)
+
+
+def test_the_deadline_ends_the_run_promptly(scheduler):
+    # The 6x6x6 box of T-tetracubes runs for minutes and streams solutions the whole time.
+    prepared = prepare(load("t-tetracube-6x6x6"))
+    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    run = Run(prepared)
+    deadline = time.time() + 2.0
+    go(run, parts, list(range(len(parts))), scheduler, deadline=deadline)
+    late = time.time() - deadline
+    assert run.result.status is Status.TIMEOUT
+    assert -0.01 < late < 1.0, late
+    assert len(run.finished) < len(parts)
+
+
+class Deaf(DlxBackend):
+    """A backend that ignores its deadline (as a solver stuck loading its clauses may)."""
+
+    def _search(self, problem, forced, run):  # type: ignore[no-untyped-def]
+        time.sleep(60)
+
+
+def test_the_deadline_holds_even_when_a_part_ignores_it():
+    # The run returns on time and `local:1` kills its worker, still inside the part, on the way out.
+    prepared = prepare(load("soma"))
+    before = workers_here()
+    run = Run(prepared)
+    deadline = time.time() + 4.0
+    go(run, [()], [0], "local:1", backend=Deaf(), deadline=deadline)
+    late = time.time() - deadline
+    assert run.result.status is Status.TIMEOUT and run.finished == []
+    assert -0.01 < late < 1.0, late
+    assert workers_here() - before == set()
+
+
+class TracedDlx(DlxBackend):
+    """dlx that leaves a file named after its process and part when it starts one, and takes its time
+    over `slow` (so that a worker can be killed while it is inside that part). Not a registered class:
+    it travels pickled."""
+
+    def __init__(self, trace: Path, slow: tuple[int, ...]):
+        super().__init__()
+        self.trace, self.slow = trace, slow
+
+    def _search(self, problem, forced, run):  # type: ignore[no-untyped-def]
+        (self.trace / f"{os.getpid()}-{'.'.join(map(str, forced))}").touch()
+        if forced == self.slow:
+            time.sleep(1.0)
+        super()._search(problem, forced, run)
+        run.stats.details["pid"] = os.getpid()
+
+
+def test_a_lost_workers_part_is_redone_and_counted_once(tmp_path):
+    prepared = prepare(load("conway-5x5x5"))
+    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    order = list(range(len(parts)))
+    slow = order[0]  # first in line: it starts at once, on one of the two workers
+    tag = ".".join(map(str, parts[slow]))
+    before = workers_here()
+    killed: list[int] = []
+    run = Run(prepared)
+
+    def done(part: int, stats: SearchStats) -> None:
+        run.done(part, stats)
+        if not killed:  # the other worker reports parts while this one sleeps inside `slow`
+            inside = [int(f.name.split("-")[0]) for f in tmp_path.glob(f"*-{tag}")]
+            if inside:
+                assert inside[0] in workers_here() - before
+                os.kill(inside[0], signal.SIGKILL)
+                killed.append(inside[0])
+
+    problem = prepared.broken.problem
+    cluster.run_cluster(problem, TracedDlx(tmp_path, parts[slow]), parts, order, "local:2", None,
+                        run.collect, done, run.result)
+    assert killed, "no worker was killed"
+    assert run.result.status is Status.COMPLETE
+    # The slow part ran twice, the second time on another worker, whose stats alone were handed over.
+    ran_on = {int(f.name.split("-")[0]) for f in tmp_path.glob(f"*-{tag}")}
+    assert killed[0] in ran_on and len(ran_on) == 2
+    assert run.stats[slow].details["pid"] != killed[0]
+    assert Counter(run.finished) == Counter(order)
+    assert run.counts() == serial_counts(prepared)
+    assert run.result.tally.found == sum(map(len, serial_rows(prepared, parts).values()))
+    assert workers_here() - before == set()  # the local cluster's workers are gone
+
+
+class Failing(DlxBackend):
+    def _search(self, problem, forced, run):  # type: ignore[no-untyped-def]
+        raise RuntimeError(f"no room for {forced}")
+
+
+def test_a_part_that_raises_is_one_line_naming_it(scheduler):
+    prepared = prepare(load("soma"))
+    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    with pytest.raises(CpsolveError) as err:
+        go(Run(prepared), parts, [7], scheduler, backend=Failing())
+    assert err.value.exit_code == 1
+    assert str(err.value) == f"a worker failed on subproblem 8 of {len(parts)}: RuntimeError: no room for {parts[7]}"
+
+
+class Fatal(DlxBackend):
+    """Kills its own worker process (SIGKILL, as the kernel's out-of-memory killer would) on every part."""
+
+    def _search(self, problem, forced, run):  # type: ignore[no-untyped-def]
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_part_that_kills_every_worker_it_meets_is_one_line_naming_it():
+    prepared = prepare(load("soma"))
+    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    before = workers_here()
+    with pytest.raises(CpsolveError) as err:
+        go(Run(prepared), parts, [4], "local:1", backend=Fatal())
+    assert err.value.exit_code == 1
+    assert str(err.value) == f"subproblem 5 of {len(parts)} failed: its worker died 3 times"
+    assert workers_here() - before == set()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_an_unreachable_scheduler_is_an_error_naming_it(monkeypatch):
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
+    address = f"tcp://127.0.0.1:{free_port()}"
+    prepared = prepare(load("soma"))
+    began = time.perf_counter()
+    with pytest.raises(CpsolveError) as err:
+        go(Run(prepared), [()], [0], address)
+    assert time.perf_counter() - began < 1.0 + 2
+    assert err.value.field == "cluster" and err.value.exit_code == 1
+    assert str(err.value).startswith(f"cluster: cannot reach the Dask scheduler at {address}: ")
+
+
+def test_a_scheduler_without_workers_is_an_error_or_a_timeout(monkeypatch):
+    prepared = prepare(load("soma"))
+    monkeypatch.setattr(cluster, "WORKER_WAIT", 0.5)
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=":0",
+                                  silence_logs=logging.ERROR) as empty:
+        with pytest.raises(CpsolveError) as err:
+            go(Run(prepared), [()], [0], empty.scheduler_address)
+        assert err.value.exit_code == 1
+        assert f"the Dask scheduler at {empty.scheduler_address} has no worker" in str(err.value)
+        run = Run(prepared)
+        go(run, [()], [0], empty.scheduler_address, deadline=time.time() + 0.2)
+        assert run.result.status is Status.TIMEOUT and run.finished == []
+
+
+@pytest.mark.parametrize("address", ["scheduler:8786", "foo://scheduler:8786", "tcp://", "local:0", "local:two",
+                                     "local:"])
+def test_a_malformed_address_is_bad_input(address):
+    with pytest.raises(CpsolveError) as err:
+        go(Run(prepare(load("soma"))), [()], [0], address)
+    assert err.value.field == "cluster" and err.value.exit_code == 2
+
+
+def test_without_dask_the_error_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # an import of it now fails
+    with pytest.raises(CpsolveError) as err:
+        go(Run(prepare(load("soma"))), [()], [0], "local:1")
+    assert "pip install 'cpsolve[cluster]'" in str(err.value)
