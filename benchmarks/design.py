@@ -4,6 +4,8 @@ cpsolve's own chain model, sampling, the piece-set demos and `design unique`.
     python benchmarks/design.py                  # about 15 minutes on 2 cores; writes results/design.md
     python benchmarks/design.py --big            # also the whole 3x3x4 census
     python benchmarks/design.py --quick          # smaller runs, to try the script
+    python benchmarks/design.py --only-unique    # only the `design unique` section (a minute), spliced into
+                                                 # the existing results/design.md
 
 Every number in results/design.md comes from this script's run (the published figures it compares
 with are quoted with their sources).
@@ -124,12 +126,113 @@ def pieces_row(label: str, command: str, boxes: list[tuple[int, int, int]], pool
     return row, finds
 
 
+SPARE = """
+name: spare
+container: {layers: [["##+", "###"], ["###", "#++"]]}
+pieces:
+  D: {cells: [[0,0,0],[1,0,0]]}
+  J: {cells: [[0,0,0],[1,0,0],[2,0,0],[0,1,0]]}
+  P: {cells: [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}
+"""
+"""Three optional cells (`+`), pieces of volume 10 in 12 cells (the same puzzle as tests/test_design.py)."""
+
+RANGED = """
+name: ranged
+container: {box: [3, 2, 2], cell_colors: {red: [[0,0,0]], blue: [[2,1,1], [1,1,1]]}}
+pieces:
+  L: {cells: [[0,0,0],[1,0,0],[2,0,0],[0,1,0]], cell_colors: {red: [[2,0,0]]}}
+  T: {cells: [[0,0,0],[1,0,0],[2,0,0],[1,1,0]]}
+  M: {cells: [[0,0,0]], count: {min: 0, max: 4}}
+color_rules: {red: [red]}
+"""
+"""0 to 4 monocubes (a range) and colours already in the file (as tests/test_design.py)."""
+
+UNIQUE_HEADING = "## Making a puzzle unique (`cpsolve design unique MODEL --change fix|mark|hole`)"
+
+
+def unique_section() -> list[str]:
+    """The `design unique` table: every built-in packing it is quick on, and two small puzzles with spare volume."""
+    from cpsolve.api import puzzle_from_yaml
+    from cpsolve.errors import CpsolveError
+
+    lines = [UNIQUE_HEADING, "",
+             "One pass over every assembly (the unbroken problem: every rotated copy) counts each possible change; "
+             "a change counted in exactly one assembly leaves one. **fix**: a piece glued at a placement. **mark**: a "
+             "container cell and one cube of a piece painted alike, every other cell painted `unmarked`, so that cube "
+             "must sit on that cell (BurrTools' colour rule: an uncoloured cell matches anything, so a lone painted "
+             "pair would force nothing). **hole**: a cell taken out of the container; counted in one pass of the "
+             "puzzle with one (then two) extra monocubes, whose place is the hole; only puzzles with spare volume "
+             "(optional cells, ranges) can have one. Size 1 is tried first, then 2. \"assemblies counted\" is the "
+             "pass's count (for holes: of the puzzle with the monocubes, so summed over every hole position). Each "
+             "suggestion (at most 5, one per rotation orbit) is written as a puzzle file and proved by enumerating "
+             "that file (loader, `prepare`, `enumerate_classes`); \"seconds\" includes those proofs. `spare` and "
+             "`ranged` are the small puzzles of `tests/test_design.py` (in `benchmarks/design.py`; not built-in).", "",
+             "| model | change | assemblies counted | size | changes leaving one assembly | suggestions proved "
+             "(file total = 1) | seconds |", "|---|---|---:|---:|---:|---:|---:|"]
+    puzzles = [(m, load(m)) for m in ("t-tetracube-6x6x2", "slothouber-graatsma", "cubissimo", "soma")]
+    puzzles += [("spare", puzzle_from_yaml(SPARE, "spare")), ("ranged", puzzle_from_yaml(RANGED, "ranged"))]
+    pelikan = REPO.parent / "shared" / "burrtools-examples" / "PelikanBurr.xmpuzzle"
+    if pelikan.exists():  # a designer's burr with 216 optional cells; test data, not shipped
+        puzzles.append(("PelikanBurr (BurrTools example)", load(str(pelikan))))
+    for label, puzzle in puzzles:
+        for kind in unique.KINDS:
+            start = time.perf_counter()
+            try:
+                report = unique.suggest_changes(puzzle, kind, limit=5)
+            except CpsolveError as exc:
+                lines.append(f"| {label} | {kind} | {exc.message} | | | | {time.perf_counter() - start:.2f} |")
+                continue
+            seconds = time.perf_counter() - start
+            if report.note:
+                lines.append(f"| {label} | {kind} | - | - | cannot apply: no spare volume | - | {seconds:.2f} |")
+            else:
+                proved = sum(1 for c in report.changes if c.verified_total == 1)
+                size = report.size or "none of 1 or 2"
+                lines.append(f"| {label} | {kind} | {report.assemblies} | {size} | {report.candidates} | "
+                             f"{proved} of {len(report.changes)} | {seconds:.2f} |")
+            print(lines[-1], flush=True)
+    if not pelikan.exists():
+        lines += ["", f"(PelikanBurr skipped: {pelikan} is absent.)"]
+    lines += ["", "slothouber-graatsma takes no marks of size 1 or 2: its six 1x2x2 pieces are identical and carry "
+              "every cube alike (the piece's rotations exchange all four), so a mark on one only says \"a 1x2x2 "
+              "covers this cell\", which the monocubes' three cells decide, and each of the four space diagonals they "
+              "can lie on carries two of its 8 assemblies: no number of marks tells those two apart. "
+              "PelikanBurr's 288 assemblies (12 up to rotation) need more than two fixes or marks; its hole pass "
+              "(a monocube in any of 216 optional cells) goes over the 500,000-assembly limit and is refused in "
+              "one line."]
+    soma = unique.suggest_changes(load("soma"), "mark", limit=1).changes[0]
+    lines += ["", f"For example, soma with two marks (`cpsolve design unique soma --change mark`): {soma.text[5:]}; "
+              "the file:", "", "```yaml", soma.file_text.rstrip(), "```", ""]
+    return lines
+
+
+def splice_unique(out: Path) -> None:
+    """Replace the `design unique` section (the file's last) of an existing results file, saying so in it."""
+    text = out.read_text(encoding="utf-8")
+    at = text.find("## Making a puzzle unique")
+    if at < 0:
+        raise SystemExit(f"{out} has no `design unique` section: run the whole script")
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    lines = unique_section()
+    lines.insert(2, f"(This section rewritten by `python benchmarks/design.py --only-unique` on {started}, "
+                    f"{platform.machine()}, {platform.python_version()}; the rest of the file by the run named at "
+                    f"the top.)")
+    lines.insert(3, "")
+    out.write_text(text[:at] + "\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller runs (not for results/)")
     parser.add_argument("--big", action="store_true", help="also the full 3x3x4 census (2 workers, ~15 min)")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "design.md")
+    parser.add_argument("--only-unique", action="store_true",
+                        help="rerun only the `design unique` section and replace it in the existing --out file")
     args = parser.parse_args()
+    if args.only_unique:
+        splice_unique(args.out)
+        return
     quick = args.quick
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     lines = ["# Designing puzzles with exactly one solution", "",
@@ -249,17 +352,7 @@ def main() -> None:
               "(C. B. and J. Haselgrove, 1960; `python -m pytest tests/test_design.py -k judge` checks that "
               "`design pieces` calls it \"several\").", ""]
 
-    lines += ["## Making a puzzle unique (`cpsolve design unique MODEL`)", "",
-              "| model | assemblies | pieces to fix | placements (or pairs) in exactly one assembly | "
-              "suggestions proved (reduced puzzle total = 1) | seconds |", "|---|---:|---:|---:|---:|---:|"]
-    for model in ("t-tetracube-6x6x2", "slothouber-graatsma", "cubissimo", "soma"):
-        start = time.perf_counter()
-        report = unique.suggest(load(model), limit=5)
-        seconds = time.perf_counter() - start
-        proved = sum(1 for f in report.fixes if f.verified_total == 1)
-        lines.append(f"| {model} | {report.assemblies} | {report.size} | {report.candidates} | {proved} of "
-                     f"{len(report.fixes)} | {seconds:.2f} |")
-        print(lines[-1], flush=True)
+    lines += unique_section()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

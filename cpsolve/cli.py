@@ -1236,44 +1236,50 @@ def design_pieces(
 @design_app.command("unique")
 def design_unique(
     model: ModelArg,
+    change: Annotated[str, typer.Option(help="fix: pieces glued in place; mark: a cell and one cube of a piece "
+                                        "painted alike (the cube must sit there); hole: a cell left empty.")] = "fix",
     backend: BackendOpt = "auto",
     limit: Annotated[int, typer.Option(min=1, help="At most this many suggestions (one per orbit).")] = 5,
     puzzles: Annotated[Path | None, typer.Option(help="Write each suggestion as a puzzle file here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
-    """The fewest pieces to fix in place (one, else two) so that the puzzle has exactly one solution.
+    """The fewest changes (one, else two) that leave exactly one assembly: fixed pieces, colour marks or holes.
 
-    Every assembly is enumerated once and each placement (or pair) counted; each suggestion is then
-    proved by enumerating the reduced puzzle (fixed pieces out, their cells removed): total 1.
+    One enumeration counts every possible change; each suggestion is written as a puzzle file and
+    proved by enumerating that file: total 1.
     """
     import time
 
     from .analysis.design import unique
     from .puzzle.catalog import load
 
+    if change not in unique.KINDS:
+        raise CpsolveError(f"unknown change {change!r} (one of {', '.join(unique.KINDS)})", field="--change")
     puzzle = load(model)
     start = time.perf_counter()
-    report = unique.suggest(puzzle, backend, limit)
+    report = unique.suggest_changes(puzzle, change, backend, limit,
+                                    source=f"cpsolve design unique {model} --change {change}")
     seconds = time.perf_counter() - start
-    for i, fix in enumerate(report.fixes):
-        if puzzles is not None:
-            puzzles.mkdir(parents=True, exist_ok=True)
-            name = f"{puzzle.name}-fixed-{i + 1}"
-            (puzzles / f"{name}.yaml").write_text(
-                unique.puzzle_text(puzzle, fix, name, f"cpsolve design unique {model}"), encoding="utf-8")
-    rows: list[dict[str, object]] = [
-        {"fixed": {n: [list(c) for c in cells] for n, cells in fix.pieces}, "orbit": fix.orbit,
-         "verified_total": fix.verified_total} for fix in report.fixes]
+    files: list[str | None] = []
+    for c in report.changes:
+        path = None if puzzles is None else puzzles / f"{c.name}.yaml"
+        try:
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(c.file_text, encoding="utf-8")
+        except OSError as exc:
+            raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path), exit_code=1) from None
+        files.append(None if path is None else str(path))
+    rows = list(zip(report.changes, files, strict=True))
     if as_json:
-        typer.echo(json.dumps({"puzzle": report.puzzle, "assemblies": report.assemblies, "pieces_fixed": report.size,
-                               "candidates": report.candidates, "suggestions": rows, "seconds": round(seconds, 2)}))
+        typer.echo(json.dumps({
+            "puzzle": report.puzzle, "change": report.kind, "assemblies": report.assemblies, "size": report.size,
+            "candidates": report.candidates, "note": report.note or None, "seconds": round(seconds, 2),
+            "suggestions": [{"change": c.text, **c.detail, "orbit": c.orbit, "verified_total": c.verified_total,
+                             "file": f} for c, f in rows]}))
         return
-    if not report.fixes:
-        typer.echo(f"{report.puzzle}: {report.assemblies} assemblies; no placement of one piece, nor of two, "
-                   f"occurs in exactly one of them")
+    typer.echo(report.headline(seconds))
+    for c, f in rows:
+        typer.echo(f"  {c.text} (x{c.orbit} by rotation): {f or 'the changed puzzle'} enumerates to {c.verified_total}")
+    if not report.changes:
         raise typer.Exit(1)
-    typer.echo(f"{report.puzzle}: {report.assemblies} assemblies; fixing {report.size} piece(s) suffices: "
-               f"{report.candidates} placement(s) occur in exactly one assembly ({seconds:.2f} s)")
-    for fix in report.fixes:
-        fixed = "; ".join(f"{n} at {[list(c) for c in cells]}" for n, cells in fix.pieces)
-        typer.echo(f"  fix {fixed} (x{fix.orbit} by rotation): reduced puzzle has {fix.verified_total} solution")

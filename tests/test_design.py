@@ -256,3 +256,195 @@ def test_design_bad_input_is_one_line(args: tuple[str, ...], start: str) -> None
     assert proc.stderr.startswith(start) and proc.stderr.strip().count("\n") == 0
     if args[0] == "unique":
         assert "snake-27" in proc.stderr and ": kind: design unique works on packings" in proc.stderr
+
+
+# --------------------------------------------------------------------- design unique: marks and holes
+
+SPARE = """
+name: spare
+container: {layers: [["##+", "###"], ["###", "#++"]]}
+pieces:
+  D: {cells: [[0,0,0],[1,0,0]]}
+  J: {cells: [[0,0,0],[1,0,0],[2,0,0],[0,1,0]]}
+  P: {cells: [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}
+"""
+"""Three optional cells, pieces of volume 10 in 12 cells: four assemblies, room for holes."""
+
+RANGED = """
+name: ranged
+container: {box: [3, 2, 2], cell_colors: {red: [[0,0,0]], blue: [[2,1,1], [1,1,1]]}}
+pieces:
+  L: {cells: [[0,0,0],[1,0,0],[2,0,0],[0,1,0]], cell_colors: {red: [[2,0,0]]}}
+  T: {cells: [[0,0,0],[1,0,0],[2,0,0],[1,1,0]]}
+  M: {cells: [[0,0,0]], count: {min: 0, max: 4}}
+color_rules: {red: [red]}
+"""
+"""A range of monocubes (copies to mark, volume to spare) and colours already there (kept by marks)."""
+
+
+def _file_total(text: str) -> int:
+    """The file's total by `enumerate`'s path; a marked piece that fits nowhere, or volumes that cannot
+    match, make a file the loader refuses: that puzzle has no assembly."""
+    from cpsolve.analysis.design.files import total_of_text
+    from cpsolve.errors import CpsolveError
+
+    try:
+        return total_of_text(text, "brute-force")
+    except CpsolveError as exc:
+        assert "fits nowhere" in exc.message or "volume" in exc.message, exc
+        return 0
+
+
+def _assert_marks_agree(puzzle: object, cells: list[tuple[int, int, int]] | None = None, pairs: int = 0) -> int:
+    """Every single mark (cell, piece, *every* cube, not one per symmetry class) on `cells`, and
+    `pairs` random pairs, written as files and enumerated: each total equals the counting pass's count
+    (0 for marks no assembly satisfies). Returns how many were checked."""
+    from cpsolve.analysis.design import marks, unique
+    from cpsolve.analysis.design.files import puzzle_yaml
+    from cpsolve.puzzle.model import Puzzle
+
+    assert isinstance(puzzle, Puzzle)
+    prepared, found = unique.assemblies_of(puzzle)
+    counter = marks.MarkCounter(puzzle, prepared.problem)
+    ones, twos = counter.count(found, 1), counter.count(found, 2)
+    paint = dict(puzzle.container_colors)
+    singles = []
+    for c in cells or list(puzzle.container):
+        if c in paint:
+            continue
+        ci = prepared.problem.cells.index(c)
+        for p, piece in enumerate(puzzle.pieces):
+            for q, cube in enumerate(piece.shape):
+                if cube in dict(piece.colors):
+                    continue
+                design = ((p, counter.canon(p, [(q, ci)])),)
+                text = puzzle_yaml(marks.marked(puzzle, [marks.MarkedCopy(piece.name, ((cube, c),))], "m"),
+                                   puzzle.container, "test")
+                assert _file_total(text) == ones.get(design, 0), (c, piece.name, cube)
+                singles.append((p, q, ci))
+    rng = random.Random(17)
+    ones_seen = [d for d, n in sorted(twos.items()) if n == 1]
+    drawn = rng.sample(ones_seen, min(pairs // 3, len(ones_seen)))
+    drawn += rng.sample(sorted(twos), min(pairs // 3, len(twos)))  # any count the pass gives
+    while len(drawn) < pairs:  # mostly designs no assembly satisfies, of both kinds
+        (p1, q1, c1), (p2, q2, c2) = rng.sample(singles, 2)
+        if c1 == c2:
+            continue
+        if p1 == p2 and (puzzle.pieces[p1].count == 1 or rng.random() < 0.5):
+            if q1 != q2:
+                drawn.append(((p1, counter.canon(p1, [(q1, c1), (q2, c2)])),))
+        else:
+            drawn.append(tuple(sorted([(p1, counter.canon(p1, [(q1, c1)])), (p2, counter.canon(p2, [(q2, c2)]))])))
+    for (p, ((q1, c1), (q2, c2))), in [d for d in drawn if len(d) == 1]:  # two cubes of one copy must not
+        drawn.append(((p, counter.canon(p, [(q1, c2), (q2, c1)])),))     # trade cells: check the swap too
+    for design in drawn:
+        text = puzzle_yaml(marks.marked(puzzle, counter.marked_copies(design), "m"), puzzle.container, "test")
+        assert _file_total(text) == twos.get(design, 0), design
+    return len(singles) + len(drawn)
+
+
+@pytest.mark.parametrize("which", ["spare", "ranged"])
+def test_mark_counts_agree_with_brute_force(which: str) -> None:
+    from cpsolve.api import puzzle_from_yaml
+
+    puzzle = puzzle_from_yaml(SPARE if which == "spare" else RANGED)
+    assert _assert_marks_agree(puzzle, pairs=24) > 24 + 40
+
+
+def test_mark_counts_agree_with_brute_force_on_soma() -> None:
+    from cpsolve.puzzle.catalog import load
+
+    assert _assert_marks_agree(load("soma"), cells=[(0, 0, 0), (1, 1, 1)], pairs=6) >= 2 * 27 + 6
+
+
+@pytest.mark.parametrize("model, size, candidates", [("soma", 2, 192), ("t-tetracube-6x6x2", 2, 608)])
+def test_design_unique_marks_are_proved_by_enumeration(model: str, size: int, candidates: int, tmp_path: Path) -> None:
+    from cpsolve.analysis.design import unique
+    from cpsolve.puzzle.catalog import load
+
+    report = unique.suggest_changes(load(model), "mark", limit=3)
+    assert (report.kind, report.size, report.candidates) == ("mark", size, candidates)
+    assert len(report.changes) == 3 and all(c.verified_total == 1 for c in report.changes)
+    assert all(len(c.detail["marks"]) == 2 for c in report.changes)  # type: ignore[arg-type]
+    path = tmp_path / f"{report.changes[0].name}.yaml"
+    path.write_text(report.changes[0].file_text, encoding="utf-8")
+    spec = yaml.safe_load(path.read_text())
+    unmarked = spec["container"]["cell_colors"]["unmarked"]  # every cell but the two marked ones
+    assert spec["reference"]["total"] == 1 and len(unmarked) == len(load(model).container) - 2
+    got = run_cli("enumerate", str(path), "--json", "--no-save", "--quiet")
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)["total"] == 1
+
+
+def test_mark_on_a_piece_with_copies_splits_one_copy_off() -> None:
+    from cpsolve.analysis.design import marks
+    from cpsolve.api import puzzle_from_yaml
+
+    puzzle = puzzle_from_yaml(RANGED)
+    m = marks.marked(puzzle, [marks.MarkedCopy("M", (((0, 0, 0), (1, 0, 0)),))], "x")
+    by_name = {p.name: p for p in m.pieces}
+    assert (by_name["M"].low, by_name["M"].count) == (0, 3)
+    split = by_name["M-marked"]
+    assert (split.low, split.count, split.colors) == (1, 1, (((0, 0, 0), "mark"),))
+    assert ("red", "unmarked") in m.color_rules and ("mark", "mark") in m.color_rules  # red still sits where it could
+    paint = dict(m.container_colors)
+    assert paint[(1, 0, 0)] == "mark" and paint[(0, 0, 0)] == "red" and paint[(2, 1, 1)] == "blue"
+    assert sum(1 for k in paint.values() if k == "unmarked") == 12 - 4
+
+
+def test_design_unique_holes_with_optional_cells_agree_with_brute_force() -> None:
+    """Every hole and every pair of holes of two puzzles with spare volume, as files, against the pass."""
+    import itertools
+
+    from cpsolve.analysis.design import holes, unique
+    from cpsolve.analysis.design.files import puzzle_yaml
+    from cpsolve.api import puzzle_from_yaml
+
+    for text, want in ((SPARE, (1, 4, 40)), (RANGED, (2, 8, 252))):
+        puzzle = puzzle_from_yaml(text)
+        report = unique.suggest_changes(puzzle, "hole", limit=10)
+        assert (report.size, report.candidates, report.assemblies) == want
+        assert report.changes and all(c.verified_total == 1 for c in report.changes)
+        for h in (1, 2):
+            prepared, tally = holes.hole_counts(puzzle, h)
+            cells = prepared.problem.cells
+            for where in itertools.combinations(range(len(cells)), h):
+                file = puzzle_yaml(holes.holed(puzzle, [cells[c] for c in where], "h"), puzzle.container, "test")
+                assert _file_total(file) == tally.get(where, 0), [cells[c] for c in where]
+    spare = unique.suggest_changes(puzzle_from_yaml(SPARE), "hole", limit=10)
+    assert sorted(c.detail["holes"] for c in spare.changes) == [[[0, 0, 1]], [[0, 1, 0]], [[2, 0, 1]], [[2, 1, 0]]]  # type: ignore[type-var]
+
+
+def test_design_unique_holes_cannot_apply_to_exact_volume() -> None:
+    from cpsolve.analysis.design import unique
+    from cpsolve.puzzle.catalog import load
+
+    report = unique.suggest_changes(load("soma"), "hole")
+    assert report.changes == () and report.note.startswith("holes cannot apply: the pieces fill all 27 cells")
+    assert report.headline(0.0).count("\n") == 0
+
+
+def test_design_unique_fix_keeps_optional_cells_and_ranges() -> None:
+    """A fixed piece's file keeps the other features: enumerated, it has exactly one assembly."""
+    from cpsolve.analysis.design import unique
+    from cpsolve.api import puzzle_from_yaml
+
+    for text, size in ((SPARE, 1), (RANGED, 2)):
+        report = unique.suggest_changes(puzzle_from_yaml(text), "fix", limit=3)
+        assert report.size == size and [c.verified_total for c in report.changes] == [1, 1, 1]
+        spec = yaml.safe_load(report.changes[0].file_text)
+        if text is SPARE:
+            assert "+" in "".join(row for layer in spec["container"]["layers"] for row in layer)
+        else:
+            assert spec["pieces"]["M"]["count"]["min"] == 0 and spec["color_rules"] == {"red": ["red"]}
+
+
+def test_design_unique_change_option_on_the_command_line(tmp_path: Path) -> None:
+    proc = run_cli("design", "unique", "soma", "--change", "mark", "--limit", "2", "--puzzles", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("soma: 11520 assemblies counted; 2 colour marks suffice: 192 pairs of marks")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["soma-marked-1.yaml", "soma-marked-2.yaml"]
+    proc = run_cli("design", "unique", "soma", "--change", "hole")
+    assert proc.returncode == 1 and proc.stdout.startswith("soma: holes cannot apply") and proc.stdout.count("\n") == 1
+    proc = run_cli("design", "unique", "soma", "--change", "holes")
+    assert proc.returncode == 2 and proc.stderr.startswith("cpsolve: error: --change: unknown change 'holes'")

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+MOVED_CACHE = 250_000
+"""Moved placements `transform_rows` keeps (some 50 MB at most) before starting afresh: enough for every
+(element, row) pair of Bedlam (24 x 4,188)."""
+
+
 @dataclass(frozen=True)
 class Forms:
     """What the canonicalizer knows about one solution."""
@@ -69,6 +74,8 @@ class Canonicalizer:
         self._relabel_lists = [list(s) for s in problem.label_symmetries]
         self._copies = any(k > 1 for k in problem.piece_counts)
         self._compiled: tuple[ExactCoverProblem, Any] | None = None
+        self._moved_for: ExactCoverProblem | None = None
+        self._moved: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
 
     # The Python twin's numpy tables, made on first use.
     @cached_property
@@ -186,12 +193,20 @@ class Canonicalizer:
         self, problem: ExactCoverProblem, rows: Sequence[int], element: int
     ) -> list[tuple[int, tuple[int, ...]]]:
         """The solution's placements moved by one element: (piece index, sorted cell indices) each."""
+        if problem is not self._moved_for or len(self._moved) > MOVED_CACHE:
+            self._moved_for, self._moved = problem, {}
+        moved = self._moved
         g = self.elements[element]
         labels = self._label_lists[element]
         out = []
         for r in rows:
-            row = problem.rows[r]
-            out.append((int(labels[row.piece]), tuple(sorted(g.perm[c] for c in row.cells))))
+            # A run moves the same few rows by the same few elements again and again (Bedlam: 19,186
+            # classes, every one new): each (element, row) is worked out once.
+            placed = moved.get((element, r))
+            if placed is None:
+                row = problem.rows[r]
+                placed = moved[element, r] = (labels[row.piece], tuple(sorted(g.perm[c] for c in row.cells)))
+            out.append(placed)
         return sorted(out)
 
 

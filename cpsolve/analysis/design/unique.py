@@ -1,16 +1,21 @@
-"""Making a puzzle unique: which pieces, fixed in place, leave exactly one way to finish it?
+"""Making a puzzle unique: the smallest change that leaves exactly one way to assemble it.
 
-A piece fixed at placement p (the designer glues it in, or prints it on the box) leaves the
-assemblies that use p, and nothing else; no symmetry is left to divide by except what fixes p,
-which maps a unique completion onto itself. So "fixing p makes the puzzle unique" is the statement
-"exactly one assembly uses p", which a single pass over all assemblies (the unbroken problem, every
-rotated copy) answers for every placement at once: count how often each row occurs. When no single
-placement occurs exactly once, the same count over pairs of rows of one assembly finds the pairs.
+Three kinds of change (`suggest_changes`), each found by counting over one pass of the assemblies
+and each proved by enumerating the changed puzzle's own file:
 
-Every suggestion is then proved by an independent enumeration of the reduced puzzle (the fixed
-pieces taken out, their cells removed from the container): its total must be 1.
+- **fix** (here): a piece glued in place. Fixing it at placement p leaves the assemblies that use
+  p, and nothing else; no symmetry is left to divide by except what fixes p, which maps a unique
+  completion onto itself. So "fixing p makes the puzzle unique" is the statement "exactly one
+  assembly uses p", which a single pass over all assemblies (the unbroken problem, every rotated
+  copy) answers for every placement at once: count how often each row occurs. When no single
+  placement occurs exactly once, the same count over pairs of rows of one assembly finds the pairs.
+- **mark** (`marks.py`): a container cell and one cube of a piece painted the same colour.
+- **hole** (`holes.py`): a cell taken out of the container (it must stay empty).
 
-A CP-SAT model ("minimise the fixed pieces subject to exactly one solution") is not used: "exactly
+Every suggestion is written as a puzzle file (`files.puzzle_yaml`) and that file, read back by the
+loader, is enumerated by the normal code path: its total must be 1.
+
+A CP-SAT model ("minimise the change subject to exactly one solution") is not used: "exactly
 one" quantifies over all solutions, which a single CP-SAT model cannot state without enumerating
 them; the counting pass here is exact and takes one enumeration.
 """
@@ -18,14 +23,16 @@ them; the counting pass here is exact and takes one enumeration.
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...errors import CpsolveError
 from ...problem.symmetry import rotations_of, row_orbits
 from ...puzzle.geometry import Cell
-from ...puzzle.model import Piece, Puzzle
+from ...puzzle.model import Puzzle
+from .files import origin_of, puzzle_yaml, shifted, total_of_text
 
 
 @dataclass(frozen=True)
@@ -110,53 +117,151 @@ def suggest(puzzle: Puzzle, backend: str = "auto", limit: int = 10, verify: bool
     for rows, orbit_size in fixes[:limit]:
         fixed = tuple((problem.piece_names[problem.rows[r].piece],
                        tuple(problem.cells[c] for c in problem.rows[r].cells)) for r in rows)
-        total = reduced_total(puzzle, fixed, backend) if verify else None
+        total = (total_of_text(puzzle_text(puzzle, Fix(fixed, orbit_size), puzzle.name + "-fixed", "suggest"),
+                               puzzle.name + "-fixed", backend) if verify else None)
         out.append(Fix(fixed, orbit_size, total))
     return UniqueReport(puzzle.name, len(found), tuple(out), size, candidates)
 
 
 def reduced(puzzle: Puzzle, fixed: Sequence[tuple[str, Sequence[Cell]]], name: str | None = None) -> Puzzle:
-    """The puzzle with the fixed pieces taken out and their cells removed from the container."""
+    """The puzzle with the fixed pieces taken out and their cells removed from the container.
+
+    Everything else is kept (optional cells, colours and their rules, ranges, groups): the reduced
+    puzzle's assemblies are then exactly the original's assemblies that use the fixed placements.
+    A range loses as many copies at both ends as were fixed (never below 0 at the low end).
+    """
     taken = {c for _, cells in fixed for c in cells}
     used = Counter(n for n, _ in fixed)
-    container = tuple(c for c in puzzle.container if c not in taken)
-    pieces = tuple(Piece(p.name, p.shape, p.count - used[p.name], p.color) for p in puzzle.pieces
-                   if p.count > used[p.name])
-    return Puzzle(name or f"{puzzle.name}-fixed", container, pieces, source=puzzle.source)
+    pieces = []
+    for p in puzzle.pieces:
+        if p.count <= used[p.name]:
+            continue
+        count, low = p.count - used[p.name], max(p.low - used[p.name], 0)
+        pieces.append(replace(p, count=count, min_count=None if low == count else low))
+    names = {p.name for p in pieces}
+    return replace(
+        puzzle, name=name or f"{puzzle.name}-fixed",
+        container=tuple(c for c in puzzle.container if c not in taken), pieces=tuple(pieces),
+        optional=tuple(c for c in puzzle.optional if c not in taken),
+        container_colors=tuple((c, k) for c, k in puzzle.container_colors if c not in taken),
+        key_piece=puzzle.key_piece if puzzle.key_piece in names else None,
+        groups=tuple(g & names for g in puzzle.groups if g & names), reference=None, origin=None)
 
 
-def reduced_total(puzzle: Puzzle, fixed: Sequence[tuple[str, Sequence[Cell]]], backend: str = "auto") -> int:
-    """Assemblies of the reduced puzzle: 1 proves the fix makes the puzzle unique."""
-    from ...search.backends import for_problem
-    from ...search.enumeration import enumerate_classes, prepare
+def _where(cells: Sequence[Cell], origin: Cell) -> str:
+    return json.dumps([shifted(c, origin) for c in cells])
 
-    prepared = prepare(reduced(puzzle, fixed))
-    result = enumerate_classes(prepared, for_problem(backend, prepared.problem))
-    return int(result.tally.total)
+
+def fix_words(puzzle: Puzzle, fix: Fix) -> str:
+    """'T at [[...]]; L at [[...]]', cells in the file's coordinates."""
+    lo = origin_of(puzzle.container)
+    return "; ".join(f"{n} at {_where(cells, lo)}" for n, cells in fix.pieces)
+
+
+def fixed_puzzle(puzzle: Puzzle, fix: Fix, name: str) -> Puzzle:
+    """The reduced puzzle, saying in its description what was fixed."""
+    return replace(reduced(puzzle, fix.pieces, name),
+                   description=f"{puzzle.name} with {fix_words(puzzle, fix)} fixed in place (its cells left out)")
 
 
 def puzzle_text(puzzle: Puzzle, fix: Fix, name: str, source: str) -> str:
     """The reduced puzzle as a file: the container drawn with the fixed pieces' cells left out."""
-    import json
-
-    small = reduced(puzzle, fix.pieces, name)
-    xs, ys, zs = (range(min(c[i] for c in puzzle.container), max(c[i] for c in puzzle.container) + 1)
-                  for i in range(3))
-    cells = set(small.container)
-    layers = [["".join("#" if (x, y, z) in cells else "." for x in xs) for y in ys] for z in zs]
-    fixed = "; ".join(f"{n} at {json.dumps([list(c) for c in cells_])}" for n, cells_ in fix.pieces)
-    lines = [f"name: {name}",
-             f"description: {json.dumps(f'{puzzle.name} with {fixed} fixed in place (its cells left out)')}",
-             f"source: {json.dumps(source)}",
-             "container:",
-             "  layers:"]
-    lines += [f"    - {json.dumps(layer)}" for layer in layers]
-    lines.append("pieces:")
-    for p in small.pieces:
-        lines.append(f"  {json.dumps(p.name)}: {{cells: {json.dumps([list(c) for c in p.shape])}"
-                     + (f", count: {p.count}" if p.count > 1 else "") + "}")
-    if fix.verified_total is not None:
-        lines += ["reference:", f"  total: {fix.verified_total}", f"  source: {json.dumps(source)}"]
-    return "\n".join(lines) + "\n"
+    return puzzle_yaml(fixed_puzzle(puzzle, fix, name), puzzle.container, source, fix.verified_total)
 
 
+# ------------------------------------------------------------------------------ every kind of change
+
+KINDS = ("fix", "mark", "hole")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One suggested change: what it is, the changed puzzle as a file, and what that file enumerates to."""
+
+    kind: str
+    """'fix', 'mark' or 'hole'."""
+    text: str
+    """The change in words, cells in the file's coordinates ("T at [[0,0,0], ...]")."""
+    detail: dict[str, object]
+    """The change as JSON-ready data (the CLI's --json)."""
+    name: str
+    """The changed puzzle's name (`name:` of the file; the file is NAME.yaml)."""
+    file_text: str
+    """The changed puzzle as a cpsolve puzzle file, with the proved total as its reference."""
+    orbit: int
+    """How many changes are equivalent to this one under the container's rotations (all give one assembly)."""
+    verified_total: int | None
+    """Assemblies of `file_text` by `cpsolve enumerate`'s code path (None when not verified)."""
+
+
+@dataclass(frozen=True)
+class ChangeReport:
+    puzzle: str
+    kind: str
+    assemblies: int
+    """Assemblies the counting pass went through (for holes: of the puzzle with the holes, every place)."""
+    size: int
+    """Pieces fixed, marks or holes in each change (0 when none leaves exactly one assembly)."""
+    candidates: int
+    """Changes of that size that leave exactly one assembly, before grouping by rotation."""
+    changes: tuple[Change, ...]
+    """One per rotation orbit, at most `limit`."""
+    note: str = ""
+    """Why this kind of change cannot apply to the puzzle (holes in a puzzle without spare volume)."""
+
+    def headline(self, seconds: float) -> str:
+        """One line for the command line: what was counted and what suffices."""
+        if self.note:
+            return f"{self.puzzle}: {self.note}"
+        if self.assemblies == 0:
+            what = "with a hole in any place" if self.kind == "hole" else "as it stands"
+            return f"{self.puzzle}: no assembly {what}: nothing to make unique"
+        if not self.changes:
+            return (f"{self.puzzle}: {self.assemblies} assemblies counted; no change of this kind ({self.kind}), "
+                    f"of size 1 or 2, leaves exactly one")
+        one = {"fix": ("fixing 1 piece suffices", "placements occur in"),
+               "mark": ("1 colour mark suffices", "marks leave"), "hole": ("1 hole suffices", "cells leave")}
+        two = {"fix": ("fixing 2 pieces suffices", "pairs of placements occur in"),
+               "mark": ("2 colour marks suffice", "pairs of marks leave"),
+               "hole": ("2 holes suffice", "pairs of cells leave")}
+        what, which = (one if self.size == 1 else two)[self.kind]
+        return (f"{self.puzzle}: {self.assemblies} assemblies counted; {what}: {self.candidates} {which} exactly one "
+                f"assembly ({seconds:.2f} s)")
+
+
+def prove(puzzle: Puzzle, changed: Puzzle, source: str, backend: str, verify: bool) -> tuple[str, int | None]:
+    """The changed puzzle's file and, with `verify`, its total by enumerating that very file."""
+    text = puzzle_yaml(changed, puzzle.container, source)
+    if not verify:
+        return text, None
+    total = total_of_text(text, changed.name, backend)
+    return puzzle_yaml(changed, puzzle.container, source, total), total
+
+
+def suggest_changes(puzzle: Puzzle, kind: str = "fix", backend: str = "auto", limit: int = 5,
+                    verify: bool = True, max_assemblies: int = 500_000, source: str | None = None) -> ChangeReport:
+    """The fewest changes of one kind (one, else two) that leave exactly one assembly, each proved.
+
+    `source` goes into each file (default: the command that makes it).
+    """
+    if kind not in KINDS:
+        raise CpsolveError(f"unknown change {kind!r} (one of {', '.join(KINDS)})", field="change")
+    source = source or f"cpsolve design unique {puzzle.name} --change {kind}"
+    if kind == "mark":
+        from .marks import suggest_marks
+
+        return suggest_marks(puzzle, backend, limit, verify, max_assemblies, source)
+    if kind == "hole":
+        from .holes import suggest_holes
+
+        return suggest_holes(puzzle, backend, limit, verify, max_assemblies, source)
+    report = suggest(puzzle, backend, limit, verify=False, max_assemblies=max_assemblies)
+    lo = origin_of(puzzle.container)
+    changes = []
+    for i, fix in enumerate(report.fixes):
+        name = f"{puzzle.name}-fixed-{i + 1}"
+        text, total = prove(puzzle, fixed_puzzle(puzzle, fix, name), source, backend, verify)
+        detail: dict[str, object] = {"fixed": [{"piece": n, "cells": [shifted(c, lo) for c in cells]}
+                                               for n, cells in fix.pieces]}
+        changes.append(Change("fix", f"fix {fix_words(puzzle, fix)}", detail, name, text, fix.orbit, total))
+    return ChangeReport(puzzle.name, "fix", report.assemblies, report.size, report.candidates, tuple(changes))
