@@ -251,7 +251,8 @@ def main() -> None:
             print(f"{label(model, extra)}: {m.program}: {m.status} {m.cpu if m.cpu is None else round(m.cpu, 2)} "
                   f"{m.solutions} {m.note}", file=sys.stderr, flush=True)
     command = "python benchmarks/peers.py --peers PEERS_BIN" + (
-        f" --models {' '.join(args.models)}" if args.models else "") + f" --repeats {args.repeats}"
+        f" --models {' '.join(args.models)}" if args.models else "") + f" --repeats {args.repeats}" + (
+        f" --timeout {args.timeout:g}" if args.timeout != 300.0 else "")
     args.out.write_text(render(rows, command, args.timeout, start), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
 

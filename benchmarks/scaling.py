@@ -3,6 +3,7 @@ how run time grows with puzzle size; writes results/scaling.md.
 
     python benchmarks/scaling.py                  # everything, about 30 minutes on 2 cores
     python benchmarks/scaling.py --quick          # leave out the 8-CPU-minute Bedlam runs
+    python benchmarks/scaling.py --only workers   # run one section again, keep the others of the file
 
 Every run is `cpsolve enumerate` as a user runs it (a fresh process, `--json`), one after another.
 Wall seconds are the process's; CPU seconds are the process's and its workers' (rusage of children).
@@ -26,6 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = {"workers": "## Two workers", "bedlam": "## Bedlam without", "family": "## How the search grows"}
+"""Each section's heading, by which `--only` finds it in the file it rewrites."""
 CPSOLVE = [sys.executable, "-m", "cpsolve", "enumerate"]
 
 
@@ -47,16 +50,14 @@ def run(args: list[str], cwd: Path) -> dict[str, object]:
     return out
 
 
-def pair(args: list[str], cwd: Path) -> tuple[float, float]:
-    """Two copies of the same run at once: (wall of the pair, mean wall of one copy)."""
+def pair(args: list[str], cwd: Path) -> float:
+    """Two copies of the same run at once: the wall time of the pair."""
     began = time.perf_counter()
     procs = [subprocess.Popen([*CPSOLVE, *args, "--json", "--quiet", "--no-save"], cwd=cwd, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
-    walls = []
     for p in procs:
         p.communicate()
-        walls.append(time.perf_counter() - began)
-    return max(walls), sum(walls) / 2
+    return time.perf_counter() - began
 
 
 def killed_and_resumed(args: list[str], cwd: Path, after: float) -> dict[str, object]:
@@ -89,70 +90,104 @@ def y_box(n: int, folder: Path) -> Path:
     return path
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="leave out the Bedlam runs without symmetry breaking")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "scaling.md")
-    opts = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="cpsolve-scaling-"))
-    lines = ["# Long runs at scale", "",
-             f"Regenerate with `python benchmarks/scaling.py{' --quick' if opts.quick else ''}` (written "
-             f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.machine()}, {os.cpu_count()} logical CPUs, "
-             f"Python {platform.python_version()}). Every row is one `cpsolve enumerate MODEL --json` process, "
-             "one after another; CPU = the process and its workers.", ""]
-
-    lines += ["## Two workers against one, and the machine's own ceiling", "",
-              "`speed-up` = one worker's wall / this run's wall. The control runs two copies of the one-worker "
-              "run at once: `ceiling` = 2 x (one copy alone) / (the pair's wall), what two processes get from "
-              "this machine's two vCPUs with no coordination at all. `idle tail` = worker-seconds spent idle "
-              "after the last subproblem was handed out.", "",
-              "| model | run | wall s | CPU s | speed-up | idle tail s | subproblems | counts |",
-              "|---|---|---:|---:|---:|---:|---:|---|"]
+def workers_section(work: Path) -> list[str]:
+    lines = ["## Two workers against one, and the machine's own ceiling", "",
+             "`speed-up` = one worker's wall / this run's wall. The control runs two copies of the one-worker "
+             "run at once: `ceiling` = 2 x (one copy alone) / (the pair's wall), what two processes get from "
+             "this machine's two vCPUs with no coordination at all. `idle tail` = worker-seconds spent idle "
+             "after the last subproblem was handed out. `enumeration s` is the run's own figure (`seconds` in "
+             "`--json`: the search, counting and writing, not the start of the process nor the preparation of "
+             "the puzzle, which one process does alone).", "",
+             "| model | run | wall s | CPU s | speed-up | enumeration s | its speed-up | idle tail s | subproblems "
+             "| counts |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for model in ("bedlam", "tetris-cube"):
         one = run([model, "--workers", "1"], work)
         two = run([model, "--workers", "2"], work)
-        pair_wall, _ = pair([model, "--workers", "1"], work)
+        pair_wall = pair([model, "--workers", "1"], work)
         ceiling = 2 * float(one["wall"]) / pair_wall
-        lines.append(f"| {model} | 1 worker | {one['wall']:.2f} | {one['cpu']:.2f} | 1.00 | | "
-                     f"{one['subproblems']} | {counts(one)} |")
+        lines.append(f"| {model} | 1 worker | {one['wall']:.2f} | {one['cpu']:.2f} | 1.00 | {one['seconds']:.2f} "
+                     f"| 1.00 | | {one['subproblems']} | {counts(one)} |")
         lines.append(f"| {model} | 2 workers | {two['wall']:.2f} | {two['cpu']:.2f} | "
-                     f"{float(one['wall']) / float(two['wall']):.2f} | {two.get('idle_tail_seconds', '')} | "
+                     f"{float(one['wall']) / float(two['wall']):.2f} | {two['seconds']:.2f} | "
+                     f"{float(one['seconds']) / float(two['seconds']):.2f} | {two.get('idle_tail_seconds', '')} | "
                      f"{two['subproblems']} | {counts(two)} |")
         lines.append(f"| {model} | control: two 1-worker runs at once | {pair_wall:.2f} | | ceiling {ceiling:.2f} "
-                     "| | | |")
+                     "| | | | | |")
         print(lines[-3:], file=sys.stderr)
+    return lines
 
-    if not opts.quick:
-        lines += ["", "## Bedlam without symmetry breaking: pool, Dask, resumed", "",
-                  "`--no-symmetry-breaking`: all 460,464 assemblies are searched (about 8 CPU-minutes). The Dask "
-                  "rows start a local cluster of single-threaded worker processes (`--cluster local:N`). The "
-                  "resumed row is killed with `kill -9` of its whole process group half-way (by the 2-worker "
-                  "pool's time), then run again with `--resume`; its wall is both runs together.", "",
-                  "| run | wall s | CPU s | speed-up | counts |", "|---|---:|---:|---:|---|"]
-        base = ["bedlam", "--no-symmetry-breaking"]
-        one = run([*base, "--workers", "1"], work)
-        rows = [("pool, 1 worker", one), ("pool, 2 workers", run([*base, "--workers", "2"], work)),
-                ("Dask local:1", run([*base, "--cluster", "local:1"], work)),
-                ("Dask local:2", run([*base, "--cluster", "local:2"], work))]
-        half = float(rows[1][1]["wall"]) / 2
-        resumed = killed_and_resumed([*base, "--workers", "2"], work, half)
-        for label, r in rows:
-            lines.append(f"| {label} | {r['wall']:.1f} | {r['cpu']:.1f} | {float(one['wall']) / float(r['wall']):.2f} "
-                         f"| {counts(r)} |")
-        total = float(resumed["killed_after"]) + float(resumed["wall"])
-        lines.append(f"| pool, 2 workers, killed at {resumed['killed_after']:.0f} s "
-                     f"({resumed['parts_done_at_kill']} of {resumed['parts']} subproblems journalled) and resumed "
-                     f"| {total:.1f} | | {float(one['wall']) / total:.2f} | {counts(resumed)} |")
-        print(lines[-5:], file=sys.stderr)
 
-    lines += ["", "## How the search grows: Y-pentacubes in 5 x 5 x n", "",
-              "The family of the 125-cube puzzle: 5n identical Y-pentacubes in a 5 x 5 x n box, 2 workers.", "",
-              "| n | pieces | wall s | CPU s | counts |", "|---:|---:|---:|---:|---|"]
+def bedlam_section(work: Path) -> list[str]:
+    lines = ["## Bedlam without symmetry breaking: pool, Dask, resumed", "",
+             "`--no-symmetry-breaking`: all 460,464 assemblies are searched. The Dask rows start a local cluster "
+             "of single-threaded worker processes (`--cluster local:N`). The resumed row is killed with "
+             "`kill -9` of its whole process group half-way (by the 2-worker pool's time), then run again with "
+             "`--resume`; its wall is both runs together.", "",
+             "| run | wall s | CPU s | speed-up | counts |", "|---|---:|---:|---:|---|"]
+    base = ["bedlam", "--no-symmetry-breaking"]
+    one = run([*base, "--workers", "1"], work)
+    rows = [("pool, 1 worker", one), ("pool, 2 workers", run([*base, "--workers", "2"], work)),
+            ("Dask local:1", run([*base, "--cluster", "local:1"], work)),
+            ("Dask local:2", run([*base, "--cluster", "local:2"], work))]
+    half = float(rows[1][1]["wall"]) / 2
+    resumed = killed_and_resumed([*base, "--workers", "2"], work, half)
+    for label, r in rows:
+        lines.append(f"| {label} | {r['wall']:.1f} | {r['cpu']:.1f} | {float(one['wall']) / float(r['wall']):.2f} "
+                     f"| {counts(r)} |")
+    total = float(resumed["killed_after"]) + float(resumed["wall"])
+    lines.append(f"| pool, 2 workers, killed at {resumed['killed_after']:.0f} s "
+                 f"({resumed['parts_done_at_kill']} of {resumed['parts']} subproblems journalled) and resumed "
+                 f"| {total:.1f} | | {float(one['wall']) / total:.2f} | {counts(resumed)} |")
+    print(lines[-5:], file=sys.stderr)
+    return lines
+
+
+def family_section(work: Path) -> list[str]:
+    lines = ["## How the search grows: Y-pentacubes in 5 x 5 x n", "",
+             "The family of the 125-cube puzzle: 5n identical Y-pentacubes in a 5 x 5 x n box, 2 workers.", "",
+             "| n | pieces | wall s | CPU s | counts |", "|---:|---:|---:|---:|---|"]
     for n in (2, 3, 4, 5):
         r = run([str(y_box(n, work)), "--workers", "2"], work)
         lines.append(f"| {n} | {5 * n} | {r['wall']:.2f} | {r['cpu']:.2f} | {counts(r)} |")
         print(lines[-1], file=sys.stderr)
-    opts.out.write_text("\n".join(lines) + "\n")
+    return lines
+
+
+def replace_section(text: str, heading: str, lines: list[str]) -> str:
+    """`text` with the section starting at `heading` (up to the next "## ") replaced by `lines`."""
+    start = text.index(heading)
+    end = text.find("\n## ", start + 1)
+    return text[:start] + "\n".join(lines) + "\n" + (text[end:] if end >= 0 else "")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="leave out the Bedlam runs without symmetry breaking")
+    ap.add_argument("--only", choices=sorted(SECTIONS), help="run this section again, keep the file's others")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "scaling.md")
+    opts = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="cpsolve-scaling-"))
+    makers = {"workers": workers_section, "bedlam": bedlam_section, "family": family_section}
+    stamp = (f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.machine()}, {os.cpu_count()} logical CPUs, "
+             f"Python {platform.python_version()}")
+    if opts.only:
+        text = opts.out.read_text()
+        text = replace_section(text, SECTIONS[opts.only], makers[opts.only](work))
+        text = text.replace("\n\nRegenerate", f"\n\nSection `{opts.only}` rerun with `python benchmarks/scaling.py "
+                            f"--only {opts.only}` ({stamp}).\n\nRegenerate", 1)
+        opts.out.write_text(text)
+        print(f"wrote {opts.out}", file=sys.stderr)
+        return
+    lines = ["# Long runs at scale", "",
+             f"Regenerate with `python benchmarks/scaling.py{' --quick' if opts.quick else ''}` (written {stamp}). "
+             "Every row is one `cpsolve enumerate MODEL --json` process, one after another; CPU = the process "
+             "and its workers.", ""]
+    for name in ("workers", "bedlam", "family"):
+        if name == "bedlam" and opts.quick:
+            continue
+        lines += [*makers[name](work), ""]
+    opts.out.write_text("\n".join(lines))
     print(f"wrote {opts.out}", file=sys.stderr)
 
 

@@ -111,3 +111,15 @@ def test_chain_constraint_words_may_be_lowercase(tmp_path):
     upper = run_json("enumerate", str(tmp_path / "upper.yaml"), "--no-save", "-q", "-b", "sat")
     # the U-shaped 4-cube chain folds into the 2x2 square 4 ways (a palindrome: each read from one end)
     assert (lower["total"], lower["unique_symmetry"]) == (upper["total"], upper["unique_symmetry"]) == (4, 1)
+
+
+@pytest.mark.parametrize("extra", [None, {"level": "1.2", "moves": [{"pieces": ["A"], "direction": [1, 0, 0],
+                                                                     "amount": None}]}])
+def test_solution_lines_are_the_json_of_their_record(extra):
+    """class_line writes its text directly (speed); it must be exactly json.dumps of the record."""
+    from cpsolve.output.solutions import class_line
+
+    pieces = {"A": [(0, 0, 0), (1, 2, 3)], 'we"ird\\n': [(4, 5, 6)], "é#2": [(10, -1, 2)]}
+    record = {"puzzle": 'p"x', "class": 3, "assemblies": 48, "mirror_distinct": True,
+              "pieces": {k: [list(c) for c in v] for k, v in pieces.items()}, **(extra or {})}
+    assert class_line('p"x', 3, 48, True, pieces, extra) == json.dumps(record, separators=(",", ":"))

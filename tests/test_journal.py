@@ -88,7 +88,7 @@ def test_resume_serial_run_in_process(tmp_path: Path) -> None:
     engine = for_problem("dlx", prepared.problem)
     book = tmp_path / "c.journal"
     seen: list[int] = []
-    first = enumerate_classes(prepared, engine, workers=2, limit=100, journal=JournalPlan(book),
+    first = enumerate_classes(prepared, engine, workers=2, limit=450, journal=JournalPlan(book),
                               on_class=lambda c: seen.append(c.index))
     assert first.status.value == "stopped" and 0 < first.subproblems_done < first.subproblems
     replayed: list[int] = []
