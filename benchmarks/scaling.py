@@ -174,6 +174,8 @@ def main() -> None:
     if opts.only:
         text = opts.out.read_text()
         text = replace_section(text, SECTIONS[opts.only], makers[opts.only](work))
+        stale = f"Section `{opts.only}` rerun with"
+        text = "\n\n".join(b for b in text.split("\n\n") if not b.startswith(stale))
         text = text.replace("\n\nRegenerate", f"\n\nSection `{opts.only}` rerun with `python benchmarks/scaling.py "
                             f"--only {opts.only}` ({stamp}).\n\nRegenerate", 1)
         opts.out.write_text(text)

@@ -117,7 +117,7 @@ def serial_counts(prepared: Prepared) -> tuple[int, int, int]:
 
 def test_every_part_once_and_the_serial_counts(scheduler):
     prepared = prepare(load("soma"))
-    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    parts = plan(prepared.broken, 2, 64)  # many small parts: each must come back exactly once
     assert len(parts) > 100
     order = list(range(len(parts)))[::-1]
     run = Run(prepared)
