@@ -28,12 +28,14 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import hashlib
+import multiprocessing
+import multiprocessing.pool
 import os
 import signal
 import time
 from array import array
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
@@ -77,6 +79,26 @@ def forked_child_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def forked_pool(workers: int) -> Iterator[multiprocessing.pool.Pool]:
+    """A `multiprocessing` pool of forked workers for independent jobs (the design searches), made safe
+    to stop: workers reset the command line's signal handlers (SIGTERM must kill a worker outright: one
+    blocked on the pool's queue lock, with a Python handler that raises, was seen to outlive the pool's
+    `terminate()` and hang the run); a pool that ran to the end is closed and joined, not terminated
+    (terminating idle workers could kill one that held the queue's lock); one left early is terminated.
+    """
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=forked_child_signals)
+    try:
+        yield pool
+    except BaseException:
+        pool.terminate()
+        pool.join()
+        raise
+    else:
+        pool.close()
+        pool.join()
 
 
 @dataclass

@@ -175,10 +175,9 @@ def search(work: Iterable[Job], pool: dict[str, Shape], *, backend: str = "auto"
         for job in work:
             yield judge(job.box, job.pieces, pool, backend, timeout)
         return
-    import multiprocessing
+    from ...search.parallel import forked_pool
 
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(workers) as pool_:
+    with forked_pool(workers) as pool_:
         args = ((job.box, job.pieces, pool, backend, timeout) for job in work)
         yield from pool_.imap(_judge_args, args, chunksize=4)
 

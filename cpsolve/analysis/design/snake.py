@@ -322,10 +322,9 @@ def _map_parts(graph: BoxGraph, parts: list[tuple[tuple[int, ...], int]], walker
         for prefix, weight in parts:
             yield walker(graph, prefix), weight
         return
-    import multiprocessing
+    from ...search.parallel import forked_pool
 
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(workers) as pool:
+    with forked_pool(workers) as pool:
         jobs = [(graph, prefix, walker) for prefix, _ in parts]
         for (_, weight), tally in zip(parts, pool.imap(_run_part, jobs, chunksize=1), strict=True):
             yield tally, weight
@@ -520,9 +519,9 @@ def sample(graph: BoxGraph, count: int, rng: random.Random, max_nodes: int = 0, 
         for s in sequences:
             yield judge_chain(graph, s, max_nodes)
         return
-    import multiprocessing
+    from ...search.parallel import forked_pool
 
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    with forked_pool(workers) as pool:
         yield from pool.imap(_judge_job, ((graph, s, max_nodes) for s in sequences), chunksize=1)
 
 
