@@ -126,26 +126,10 @@ def pieces_row(label: str, command: str, boxes: list[tuple[int, int, int]], pool
     return row, finds
 
 
-SPARE = """
-name: spare
-container: {layers: [["##+", "###"], ["###", "#++"]]}
-pieces:
-  D: {cells: [[0,0,0],[1,0,0]]}
-  J: {cells: [[0,0,0],[1,0,0],[2,0,0],[0,1,0]]}
-  P: {cells: [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}
-"""
-"""Three optional cells (`+`), pieces of volume 10 in 12 cells (the same puzzle as tests/test_design.py)."""
-
-RANGED = """
-name: ranged
-container: {box: [3, 2, 2], cell_colors: {red: [[0,0,0]], blue: [[2,1,1], [1,1,1]]}}
-pieces:
-  L: {cells: [[0,0,0],[1,0,0],[2,0,0],[0,1,0]], cell_colors: {red: [[2,0,0]]}}
-  T: {cells: [[0,0,0],[1,0,0],[2,0,0],[1,1,0]]}
-  M: {cells: [[0,0,0]], count: {min: 0, max: 4}}
-color_rules: {red: [red]}
-"""
-"""0 to 4 monocubes (a range) and colours already in the file (as tests/test_design.py)."""
+SPARE = (Path(__file__).resolve().parent / "puzzles" / "design-spare.yaml").read_text()
+"""Three optional cells (`+`), pieces of volume 10 in 12 cells (shared with tests/test_design.py)."""
+RANGED = (Path(__file__).resolve().parent / "puzzles" / "design-ranged.yaml").read_text()
+"""0 to 4 monocubes (a range) and colours already in the file (shared with tests/test_design.py)."""
 
 UNIQUE_HEADING = "## Making a puzzle unique (`cpsolve design unique MODEL --change fix|mark|hole`)"
 

@@ -260,25 +260,10 @@ def test_design_bad_input_is_one_line(args: tuple[str, ...], start: str) -> None
 
 # --------------------------------------------------------------------- design unique: marks and holes
 
-SPARE = """
-name: spare
-container: {layers: [["##+", "###"], ["###", "#++"]]}
-pieces:
-  D: {cells: [[0,0,0],[1,0,0]]}
-  J: {cells: [[0,0,0],[1,0,0],[2,0,0],[0,1,0]]}
-  P: {cells: [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}
-"""
+PUZZLES = Path(__file__).resolve().parent.parent / "benchmarks" / "puzzles"
+SPARE = (PUZZLES / "design-spare.yaml").read_text()
 """Three optional cells, pieces of volume 10 in 12 cells: four assemblies, room for holes."""
-
-RANGED = """
-name: ranged
-container: {box: [3, 2, 2], cell_colors: {red: [[0,0,0]], blue: [[2,1,1], [1,1,1]]}}
-pieces:
-  L: {cells: [[0,0,0],[1,0,0],[2,0,0],[0,1,0]], cell_colors: {red: [[2,0,0]]}}
-  T: {cells: [[0,0,0],[1,0,0],[2,0,0],[1,1,0]]}
-  M: {cells: [[0,0,0]], count: {min: 0, max: 4}}
-color_rules: {red: [red]}
-"""
+RANGED = (PUZZLES / "design-ranged.yaml").read_text()
 """A range of monocubes (copies to mark, volume to spare) and colours already there (kept by marks)."""
 
 
