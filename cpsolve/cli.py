@@ -296,7 +296,7 @@ def enumerate_cmd(
 ) -> None:
     """Find every solution and count them: in all, up to rotation, and up to rotation and reflection."""
     from .output.progress import make_progress
-    from .output.solutions import class_line, default_solutions_path, labelled
+    from .output.solutions import LineWriter, default_solutions_path, labelled
     from .puzzle.catalog import load
     from .search.backends import for_problem
     from .search.enumeration import enumerate_classes, prepare
@@ -314,14 +314,13 @@ def enumerate_cmd(
     book = _journal_plan(journal, not no_journal, resume, path)
     sink = _open_output(path)
     problem = prepared.problem
+    lines = LineWriter(prepared.name, problem)
 
     def on_class(cls: SolutionClass) -> None:
         extra = None if apart is None else apart.add(labelled(problem, cls.placements), cls)
         if sink is not None and (apart is None or extra is not None):
-            pieces = labelled(problem, cls.placements)
             try:
-                sink.write(class_line(prepared.name, cls.index, cls.assemblies, cls.mirror_distinct, pieces,
-                                      extra) + "\n")
+                sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra) + "\n")
                 sink.flush()
             except OSError as exc:
                 raise CpsolveError(f"cannot write the solutions file: {exc.strerror or exc}", where=str(path),

@@ -123,3 +123,24 @@ def test_solution_lines_are_the_json_of_their_record(extra):
     record = {"puzzle": 'p"x', "class": 3, "assemblies": 48, "mirror_distinct": True,
               "pieces": {k: [list(c) for c in v] for k, v in pieces.items()}, **(extra or {})}
     assert class_line('p"x', 3, 48, True, pieces, extra) == json.dumps(record, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("model", ["t-tetracube-6x6x2", "soma"])
+def test_line_writer_writes_what_class_line_writes(model):
+    """LineWriter keeps each placement's text (speed); its lines must be class_line's, copies numbered
+    alike, with and without extra keys, also once its store has been emptied."""
+    from cpsolve.output.solutions import LineWriter, class_line, labelled
+    from cpsolve.search.backends.dlx import DlxBackend
+    from cpsolve.search.enumeration import enumerate_classes, prepare
+
+    prepared = prepare(load(model))
+    classes = []
+    enumerate_classes(prepared, DlxBackend(), on_class=classes.append)
+    writer = LineWriter(prepared.name, prepared.problem)
+    writer.LIMIT = 50  # the store starts again many times over
+    for cls in classes:
+        extra = {"level": "1"} if cls.index % 2 else None
+        want = class_line(prepared.name, cls.index, cls.assemblies, cls.mirror_distinct,
+                          labelled(prepared.problem, cls.placements), extra)
+        assert writer.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra) == want
+    assert len(classes) == {"soma": 240, "t-tetracube-6x6x2": 10}[model]

@@ -62,6 +62,58 @@ def class_line(puzzle: str, index: int, assemblies: int, mirror_distinct: bool, 
     return head + "," + json.dumps(extra, separators=(",", ":"))[1:]
 
 
+class LineWriter:
+    """`class_line(..., labelled(problem, placements))` for one problem, with the text of each
+    placement's cells kept: a run with many classes writes one line per class (Bedlam: 19,186, every
+    placement moved into canonical position is one of a few thousand), and building the text of 64
+    cells from their coordinates cost 40 µs a line, most of a run's work per solution."""
+
+    LIMIT = 250_000
+    """Placements whose text is kept (then the store starts again): bounded memory on huge puzzles."""
+
+    def __init__(self, puzzle: str, problem: ExactCoverProblem):
+        self.problem = problem
+        self.head = '{"puzzle":' + json.dumps(puzzle) + ',"class":'
+        self.names = [json.dumps(name) for name in problem.piece_names]
+        self.numbered = [problem.piece_counts[p] > 1 for p in range(problem.n_pieces)]
+        self.texts: dict[tuple[int, ...], str] = {}
+        self.copy_names: dict[tuple[int, int], str] = {}
+
+    def _cells(self, cells: tuple[int, ...]) -> str:
+        """The text `:[[x,y,z],...]` of a placement's cells, made and kept."""
+        if len(self.texts) >= self.LIMIT:
+            self.texts = {}
+        at = self.problem.cells
+        text = ":[" + ",".join(f"[{c[0]},{c[1]},{c[2]}]" for c in sorted(at[i] for i in cells)) + "]"
+        self.texts[cells] = text
+        return text
+
+    def _copy_name(self, piece: int, k: int) -> str:
+        """The JSON text of the label of copy k (from 1) of a piece with several copies, made and kept."""
+        name = self.copy_names[piece, k] = json.dumps(f"{self.problem.piece_names[piece]}#{k}")
+        return name
+
+    def line(self, index: int, assemblies: int, mirror_distinct: bool,
+             placements: Sequence[tuple[int, tuple[int, ...]]], extra: dict[str, object] | None = None) -> str:
+        """The line of one class; `placements` as `SolutionClass.placements` holds them: (piece index,
+        sorted cell indices), in sorted order, which is the order of the labels and copy numbers."""
+        parts = []
+        copy = [0] * len(names := self.names)
+        texts, numbered = self.texts, self.numbered  # the loop runs per placement: locals
+        for piece, cells in placements:
+            text = texts.get(cells) or self._cells(cells)
+            if numbered[piece]:
+                copy[piece] = k = copy[piece] + 1
+                parts.append((self.copy_names.get((piece, k)) or self._copy_name(piece, k)) + text)
+            else:
+                parts.append(names[piece] + text)
+        head = (f'{self.head}{int(index)},"assemblies":{int(assemblies)},'
+                f'"mirror_distinct":{"true" if mirror_distinct else "false"},"pieces":{{{",".join(parts)}}}')
+        if not extra:
+            return head + "}"
+        return head + "," + json.dumps(extra, separators=(",", ":"))[1:]
+
+
 def read_solution_line(path: Path, index: int) -> dict[str, Any]:
     """The `index`-th (0-based) solution of a JSON-lines file written by `cpsolve enumerate --out`."""
     count = 0

@@ -187,11 +187,19 @@ class BrokenProblem:
         """How many assemblies (rotated copies distinct) the solution stands for."""
         if not self.key_rows:
             return 1
-        return next(self._weight_table[r] for r in solution_rows if r in self._weight_table)
+        table = self._weight_table
+        for r in solution_rows:  # called once per solution found: a plain loop over a list, no generator
+            if weight := table[r]:
+                return weight
+        raise ValueError("the solution holds no key placement")
 
     @cached_property
-    def _weight_table(self) -> dict[int, int]:
-        return dict(zip(self.key_rows, self.weights, strict=True))
+    def _weight_table(self) -> list[int]:
+        """Row -> its weight if it is a kept key placement, else 0 (weights are >= 1)."""
+        table = [0] * len(self.problem.rows)
+        for r, w in zip(self.key_rows, self.weights, strict=True):
+            table[r] = w
+        return table
 
 
 def apply_key(problem: ExactCoverProblem, key: KeyChoice) -> BrokenProblem:
