@@ -265,14 +265,15 @@ def _relabel(result: Result, status: str) -> Result:
 # --- solving and counting -------------------------------------------------------------------------
 
 
-def _prepare(puzzle: Puzzle, backend: str, symmetry_breaking: bool) -> tuple[Prepared, Backend]:
-    """Placements, symmetry, canonical forms and the backend: what every command does first."""
+def _prepare(puzzle: Puzzle, backend: str, symmetry_breaking: bool, workers: int = 1) -> tuple[Prepared, Backend]:
+    """Placements, symmetry, canonical forms and the backend: what every command does first (the key
+    choice on `workers` processes)."""
     from .search.backends import for_problem
     from .search.enumeration import prepare
 
     if not isinstance(puzzle, Puzzle):
         raise CpsolveError(f"expected a Puzzle (from cpsolve.load and the like), not {type(puzzle).__name__}")
-    prepared = prepare(puzzle, symmetry_breaking)
+    prepared = prepare(puzzle, symmetry_breaking, max(workers, 1))
     return prepared, for_problem(backend, prepared.problem)
 
 
@@ -342,7 +343,7 @@ def run(
     """
     from .search.enumeration import enumerate_classes
 
-    prepared, engine = _prepare(puzzle, backend, symmetry_breaking)
+    prepared, engine = _prepare(puzzle, backend, symmetry_breaking, workers)
 
     def on_class(cls: SolutionClass) -> None:
         assert on_solution is not None
@@ -580,7 +581,7 @@ def enumerate(
     >>> sum(s.assemblies for s in run), run.result.counts
     (11520, Counts(total=11520, unique_rotation=480, unique_symmetry=240))
     """
-    prepared, engine = _prepare(puzzle, backend, symmetry_breaking)
+    prepared, engine = _prepare(puzzle, backend, symmetry_breaking, workers)
     return Enumeration(puzzle, prepared, engine, limit, timeout, workers)
 
 

@@ -307,7 +307,8 @@ def enumerate_cmd(
     apart = _Disassembling(puzzle, min_level) if disassemble or min_level is not None else None
     if apart is not None and puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", field="--disassemble")
-    prepared = prepare(puzzle, symmetry_breaking)
+    n_workers = workers or default_workers()
+    prepared = prepare(puzzle, symmetry_breaking, n_workers)
     engine = for_problem(backend, prepared.problem)
     _alarm_off()
     path = (out or default_solutions_path(puzzle.name)) if save else None
@@ -329,7 +330,7 @@ def enumerate_cmd(
     progress = None if quiet else make_progress()
     try:
         result = enumerate_classes(
-            prepared, engine, limit=limit, timeout=_remaining(timeout), workers=workers or default_workers(),
+            prepared, engine, limit=limit, timeout=_remaining(timeout), workers=n_workers,
             on_class=on_class, progress=progress, journal=book, cluster=cluster,
         )
     except BaseException:

@@ -58,11 +58,13 @@ def build_problem(puzzle: Puzzle) -> ExactCoverProblem:
         raise exc.located(puzzle.origin or puzzle.name) from None
 
 
-def prepare(puzzle: Puzzle, symmetry_breaking: bool = True) -> Prepared:
-    """Placements, the container's symmetry group, the key restriction and the canonicalizer."""
+def prepare(puzzle: Puzzle, symmetry_breaking: bool = True, workers: int = 1) -> Prepared:
+    """Placements, the container's symmetry group, the key restriction and the canonicalizer.
+
+    `workers` > 1 lets the key choice estimate its candidates on that many forked processes."""
     problem = build_problem(puzzle)
     group = container_group(problem.cells, problem.cell_classes)
-    pick = smallest_tree_key(problem) if problem.kind != "chain" else None
+    pick = smallest_tree_key(problem, workers) if problem.kind != "chain" else None
     key = choose_key(problem, group, puzzle.key_piece, pick) if symmetry_breaking else no_key()
     return Prepared(puzzle.name, problem, group, apply_key(problem, key), Canonicalizer(problem, group))
 

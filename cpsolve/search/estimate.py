@@ -155,11 +155,12 @@ def subtree_estimate(problem: ExactCoverProblem, key: KeyChoice, probes_per_star
                for i, s in enumerate(starts))
 
 
-def smallest_tree_key(problem: ExactCoverProblem) -> Callable[[Sequence[KeyChoice]], KeyChoice]:
+def smallest_tree_key(problem: ExactCoverProblem, workers: int = 1) -> Callable[[Sequence[KeyChoice]], KeyChoice]:
     """A `pick` for `choose_key`: the candidate whose restricted search tree is estimated smallest.
 
     The first candidate (the fewest-representatives rule's choice) is estimated first; when its tree
-    is small the comparison would cost more than it can save, and it is kept.
+    is small the comparison would cost more than it can save, and it is kept. With `workers` > 1 the
+    candidates are estimated in that many forked processes (the same walks, so the same choice).
     """
     def pick(candidates: Sequence[KeyChoice]) -> KeyChoice:
         if not modelled(problem):
@@ -167,10 +168,39 @@ def smallest_tree_key(problem: ExactCoverProblem) -> Callable[[Sequence[KeyChoic
         first = subtree_estimate(problem, candidates[0], probes_per_start=10)
         if first < SMALL_TREE:
             return candidates[0]
-        sizes = [subtree_estimate(problem, c) for c in candidates]
+        sizes = subtree_estimates(problem, candidates, workers)
         return candidates[min(range(len(candidates)), key=lambda i: (sizes[i], i))]
 
     return pick
+
+
+_SHARED: tuple[ExactCoverProblem, Sequence[KeyChoice]] | None = None
+"""What forked estimators read (inherited, not pickled: a problem is thousands of rows)."""
+
+
+def _estimate_shared(i: int) -> float:
+    assert _SHARED is not None, "set before the workers were forked"
+    problem, candidates = _SHARED
+    return subtree_estimate(problem, candidates[i])
+
+
+def subtree_estimates(problem: ExactCoverProblem, candidates: Sequence[KeyChoice], workers: int = 1) -> list[float]:
+    """`subtree_estimate` of each candidate key, on `workers` forked processes when there are several.
+
+    Why: before a run can start, the key is chosen by estimating every candidate's tree, which one
+    process does alone while the other cores wait (Bedlam: 14 candidates, 0.65 s of walks, the
+    largest part of a two-worker run's serial start)."""
+    global _SHARED
+    if workers <= 1 or len(candidates) < 2:
+        return [subtree_estimate(problem, c) for c in candidates]
+    from .parallel import forked_pool
+
+    _SHARED = (problem, candidates)
+    try:
+        with forked_pool(min(workers, len(candidates))) as pool:
+            return pool.map(_estimate_shared, range(len(candidates)), chunksize=1)
+    finally:
+        _SHARED = None
 
 
 @dataclass(frozen=True)
