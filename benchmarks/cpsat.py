@@ -17,45 +17,27 @@ values) and the current one (`cpsat._rows_reader`).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import re
-import resource
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import scaling  # benchmarks/scaling.py: the runner of `cpsolve enumerate` processes
+from scaling import counts
+
 ROOT = Path(__file__).resolve().parent.parent
-CPSOLVE = [sys.executable, "-m", "cpsolve", "enumerate"]
 MODELS = ("bedlam", "tetris-cube", "soma", "conway-5x5x5", "y-pentacube-5x5x5")
 SAMPLE_PARTS = 3
 """How many of Bedlam's smallest subproblems the in-process section runs (each a few seconds)."""
 
 
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run(model: str, backend: str) -> dict[str, Any]:
-    """One `cpsolve enumerate` run with two workers: its JSON, wall and CPU seconds."""
-    cpu, began = _children_cpu(), time.perf_counter()
-    done = subprocess.run([*CPSOLVE, model, "--backend", backend, "--workers", "2", "--json", "--quiet",
-                           "--no-save"], cwd=ROOT, capture_output=True, text=True, check=False)
-    wall, cpu = time.perf_counter() - began, _children_cpu() - cpu
-    if done.returncode != 0:
-        raise SystemExit(f"cpsolve enumerate {model} --backend {backend} failed: {done.stderr.strip()}")
-    out: dict[str, Any] = json.loads(done.stdout)
-    out.update(wall=wall, cpu=cpu)
-    return out
-
-
-def counts(r: dict[str, Any]) -> str:
-    return f"{r['total']} / {r['unique_rotation']} / {r['unique_symmetry']}"
+    """One `cpsolve enumerate` run with two workers: its JSON, wall and CPU seconds (scaling.py's runner)."""
+    return scaling.run([model, "--backend", backend, "--workers", "2"], ROOT)
 
 
 def timed_section(models: list[str]) -> list[str]:
