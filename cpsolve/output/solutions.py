@@ -54,9 +54,20 @@ def class_line(puzzle: str, index: int, assemblies: int, mirror_distinct: bool, 
     adds `level` and `moves`)."""
     # The same text json.dumps(record, separators=(",", ":")) gives, written directly: a run with many
     # classes writes one line per class (Bedlam: 19,186), and the generic encoder cost 30 µs a line.
-    cells = ",".join(f"{json.dumps(k)}:[{','.join(f'[{c[0]},{c[1]},{c[2]}]' for c in v)}]" for k, v in pieces.items())
-    head = (f'{{"puzzle":{json.dumps(puzzle)},"class":{int(index)},"assemblies":{int(assemblies)},'
-            f'"mirror_distinct":{"true" if mirror_distinct else "false"},"pieces":{{{cells}}}')
+    cells = ",".join(json.dumps(k) + _cells_text(v) for k, v in pieces.items())
+    return _record(json.dumps(puzzle), index, assemblies, mirror_distinct, cells, extra)
+
+
+def _cells_text(cells: Sequence[Cell]) -> str:
+    """`:[[x,y,z],...]`, the JSON text of a piece's cells after its label."""
+    return ":[" + ",".join(f"[{c[0]},{c[1]},{c[2]}]" for c in cells) + "]"
+
+
+def _record(puzzle_json: str, index: int, assemblies: int, mirror_distinct: bool, pieces_text: str,
+            extra: dict[str, object] | None) -> str:
+    """A solutions-file line around the text of its pieces (`class_line` and `LineWriter` both)."""
+    head = (f'{{"puzzle":{puzzle_json},"class":{int(index)},"assemblies":{int(assemblies)},'
+            f'"mirror_distinct":{"true" if mirror_distinct else "false"},"pieces":{{{pieces_text}}}')
     if not extra:
         return head + "}"
     return head + "," + json.dumps(extra, separators=(",", ":"))[1:]
@@ -73,7 +84,7 @@ class LineWriter:
 
     def __init__(self, puzzle: str, problem: ExactCoverProblem):
         self.problem = problem
-        self.head = '{"puzzle":' + json.dumps(puzzle) + ',"class":'
+        self.puzzle = json.dumps(puzzle)
         self.names = [json.dumps(name) for name in problem.piece_names]
         self.numbered = [problem.piece_counts[p] > 1 for p in range(problem.n_pieces)]
         self.texts: dict[tuple[int, ...], str] = {}
@@ -84,8 +95,7 @@ class LineWriter:
         if len(self.texts) >= self.LIMIT:
             self.texts = {}
         at = self.problem.cells
-        text = ":[" + ",".join(f"[{c[0]},{c[1]},{c[2]}]" for c in sorted(at[i] for i in cells)) + "]"
-        self.texts[cells] = text
+        text = self.texts[cells] = _cells_text(sorted(at[i] for i in cells))
         return text
 
     def _copy_name(self, piece: int, k: int) -> str:
@@ -107,11 +117,7 @@ class LineWriter:
                 parts.append((self.copy_names.get((piece, k)) or self._copy_name(piece, k)) + text)
             else:
                 parts.append(names[piece] + text)
-        head = (f'{self.head}{int(index)},"assemblies":{int(assemblies)},'
-                f'"mirror_distinct":{"true" if mirror_distinct else "false"},"pieces":{{{",".join(parts)}}}')
-        if not extra:
-            return head + "}"
-        return head + "," + json.dumps(extra, separators=(",", ":"))[1:]
+        return _record(self.puzzle, index, assemblies, mirror_distinct, ",".join(parts), extra)
 
 
 def read_solution_line(path: Path, index: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from functools import cached_property
 
 from ..errors import CpsolveError
 from ..limits import check_placements
-from ..puzzle.geometry import ROTATIONS, Cell, Shape, orientations
+from ..puzzle.geometry import FACE_STEPS, ROTATIONS, Cell, Shape, orientations
 from ..puzzle.model import Piece, Puzzle
 
 
@@ -88,6 +88,14 @@ class ExactCoverProblem:
     @cached_property
     def cell_index(self) -> dict[Cell, int]:
         return {c: i for i, c in enumerate(self.cells)}
+
+    @cached_property
+    def neighbours(self) -> tuple[tuple[int, ...], ...]:
+        """Each cell's face neighbours inside the container (cell indices, in FACE_STEPS order): the
+        engine's region pruning and CP-SAT's cell order both look at pockets."""
+        index = self.cell_index
+        return tuple(tuple(index[q] for dx, dy, dz in FACE_STEPS if (q := (x + dx, y + dy, z + dz)) in index)
+                     for x, y, z in self.cells)
 
     @cached_property
     def rows_by_cell(self) -> tuple[tuple[int, ...], ...]:

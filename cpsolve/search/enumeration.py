@@ -131,7 +131,6 @@ class _SignalGate:
     def held(self) -> _SignalGate:
         """`with gate.held():` — signals wait until the block ends. The gate is its own context
         manager (not a generator one): it is entered once per new class, 2 µs saved each time."""
-        self.holding = True
         return self
 
     def __enter__(self) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...problem.placements import ExactCoverProblem
-from ...puzzle.geometry import FACE_STEPS
 from .base import ExactCoverBackend, SearchRun
 
 
@@ -48,17 +47,12 @@ def build_engine(problem: ExactCoverProblem, engine_class: Any = None) -> Any:
 
     make = Engine if engine_class is None else engine_class
 
-    index = problem.cell_index
-    neighbors = [
-        [index[q] for dx, dy, dz in FACE_STEPS if (q := (x + dx, y + dy, z + dz)) in index]
-        for x, y, z in problem.cells
-    ]
     return make(
         problem.n_cells,
         problem.piece_counts,
         [row.piece for row in problem.rows],
         [row.cells for row in problem.rows],
-        neighbors,
+        [list(around) for around in problem.neighbours],
         piece_low=problem.piece_low,
         optional=problem.optional,
     )
