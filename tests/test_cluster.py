@@ -14,7 +14,7 @@ import socket
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from multiprocessing import resource_tracker
 from pathlib import Path
 
@@ -82,9 +82,11 @@ class Run:
         self.stopped = bool(self.limit) and self.result.tally.unique_symmetry >= self.limit
         return self.stopped
 
-    def done(self, part: int, stats: SearchStats) -> None:
+    def done(self, part: int, stats: SearchStats, rest_sizes: Sequence[float] = ()) -> list[int]:
+        assert not stats.rest and not rest_sizes  # no budget goes to a cluster
         self.finished.append(part)
         self.stats[part] = stats
+        return []
 
     def counts(self) -> tuple[int, int, int]:
         tally = self.result.tally
@@ -214,14 +216,15 @@ def test_a_lost_workers_part_is_redone_and_counted_once(tmp_path):
     killed: list[int] = []
     run = Run(prepared)
 
-    def done(part: int, stats: SearchStats) -> None:
-        run.done(part, stats)
+    def done(part: int, stats: SearchStats, rest_sizes: Sequence[float] = ()) -> list[int]:
+        run.done(part, stats, rest_sizes)
         if not killed:  # the other worker reports parts while this one sleeps inside `slow`
             inside = [int(f.name.split("-")[0]) for f in tmp_path.glob(f"*-{tag}")]
             if inside:
                 assert inside[0] in workers_here() - before
                 os.kill(inside[0], signal.SIGKILL)
                 killed.append(inside[0])
+        return []
 
     problem = prepared.broken.problem
     cluster.run_cluster(problem, TracedDlx(tmp_path, parts[slow]), parts, order, "local:2", None,

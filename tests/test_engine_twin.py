@@ -105,3 +105,64 @@ def test_models_match_twin_and_both_searches(model):
     # the solutions each row set stands for: Soma 11520 assemblies = 480 rotation classes found here
     assert totals[0][0] == {"soma": 480, "t-tetracube-6x6x2": 136}[model]
 
+
+
+def _parts_to_the_end(search, start=(), budget=1):
+    """Search `start`, then every prefix given back, until none is left: (solutions, nodes, dead, parts)."""
+    found, nodes, dead, runs, todo = [], 0, 0, 0, [start]
+    while todo:
+        sols, n, d, rest = search(todo.pop(0), budget)
+        found += sols
+        nodes, dead, runs = nodes + n, dead + d, runs + 1
+        todo += rest
+    return sorted(found), nodes, dead, runs
+
+
+@settings(max_examples=200, deadline=None)
+@given(instances(), st.integers(1, 12))
+def test_budget_gives_back_the_same_rest_as_the_twin_and_loses_nothing(instance, budget):
+    """A node budget hands the unsearched rest back as prefixes: the C engine (list and transposed)
+    and the twin give back the same prefixes in the same order, and searching them all, giving back
+    again, finds every solution once and meets exactly the nodes of one uninterrupted search."""
+    n_cells, counts, rows, low, optional = instance
+    args = (n_cells, counts, [p for p, _ in rows], [cells for _, cells in rows], None, low, optional)
+    engine = Engine(*args)
+    twin = xcover_twin.search(*args, budget=budget)
+    for switch in SWITCHES:
+        found = []
+        out = engine.search(found.append, transposed=switch, budget=budget)
+        assert (found, out["nodes"], out["dead"], out["rest"]) == (twin.solutions, twin.nodes, twin.dead, twin.rest)
+    assert optional or not twin.rest or twin.nodes >= budget  # never before the budget (dead arrivals count too)
+    whole = xcover_twin.search(*args)
+
+    def c_part(forced, budget):
+        found = []
+        out = engine.search(found.append, forced=forced, budget=budget)
+        return found, out["nodes"], out["dead"], out["rest"]
+
+    def twin_part(forced, budget):
+        r = xcover_twin.search(*args, forced=forced, budget=budget)
+        return r.solutions, r.nodes, r.dead, r.rest
+
+    for part in (c_part, twin_part):
+        found, nodes, dead, _ = _parts_to_the_end(part, budget=budget)
+        assert (found, nodes, dead) == (sorted(whole.solutions), whole.nodes, whole.dead)
+
+
+def test_budget_splits_a_real_packing_exactly():
+    """Soma's largest key subproblem, given back every 40 nodes: hundreds of parts, the same 207
+    solutions and the same nodes and dead ends as the search in one piece."""
+    prepared = prepare(load("soma"))
+    engine = build_engine(prepared.broken.problem)
+    part = subproblems(prepared.broken)[0]
+    whole = []
+    out = engine.search(whole.append, forced=part)
+
+    def c_part(forced, budget):
+        found = []
+        o = engine.search(found.append, forced=forced, budget=budget)
+        return found, o["nodes"], o["dead"], o["rest"]
+
+    found, nodes, dead, runs = _parts_to_the_end(c_part, part, budget=40)
+    assert (len(found), nodes, dead) == (len(whole), out["nodes"], out["dead"]) == (207, 3648, 2080)
+    assert found == sorted(whole) and runs > 50

@@ -158,3 +158,31 @@ def test_commit_is_one_transaction(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(Exception, match="unfinished|different"):
         Journal.resume(book, "0" * 32)
+
+
+def test_parts_that_overrun_are_split_again_and_resume_exactly(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget of a few hundred nodes, parts hand back what they had not searched: the run ends
+    with many more subproblems than it planned and the reference counts; stopped half-way and resumed
+    on one worker (no budget), the journal's given-back parts are run and nothing counts twice."""
+    from cpsolve.search import enumeration
+
+    monkeypatch.setattr(enumeration, "MIN_BUDGET", 300)
+    monkeypatch.setattr(enumeration, "OVERRUN", 0.5)
+    prepared = prepare(load("conway-5x5x5"))
+    engine = for_problem("dlx", prepared.problem)
+    planned = len(enumeration.plan(prepared.broken, 2, engine.parts_per_worker))
+    whole = enumerate_classes(prepared, engine, workers=2)
+    assert (whole.tally.total, whole.tally.unique_rotation, whole.tally.unique_symmetry) == CONWAY
+    assert whole.subproblems == whole.subproblems_done > 2 * planned
+    book = tmp_path / "split.journal"
+    first = enumerate_classes(prepared, engine, workers=2, limit=300, journal=JournalPlan(book))
+    assert first.status.value == "stopped"
+    db = sqlite3.connect(book)
+    parts, done = db.execute("SELECT count(*), sum(done) FROM parts").fetchone()
+    db.close()
+    assert parts > planned and 0 < done < parts  # parts were given back and journalled, some not yet run
+    rest = enumerate_classes(prepared, engine, workers=1, journal=JournalPlan(book, resume=True))
+    assert (rest.tally.total, rest.tally.unique_rotation, rest.tally.unique_symmetry) == CONWAY
+    end = summary(book)
+    assert end.complete and end.parts_done == end.parts == rest.subproblems >= parts

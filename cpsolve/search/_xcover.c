@@ -46,6 +46,15 @@
  *    loop (solution, stop, return).
  *  - All buffers are allocated once per search (ctx_start) with their size from the problem: no
  *    stack array depends on the input.
+ *
+ * Handing work back (budget > 0; a pool's part that runs far longer than estimated): a node entered
+ * once `budget` nodes have been counted is not searched but given back, and so is every branch not
+ * yet tried on the way back to the root. Each is recorded as the rows that lead to it (chosen[] at
+ * that level plus the untried row), deepest level first, in `rest`; stop == 3 unwinds as any other
+ * stop does, so the undo discipline above is untouched. The searched part and the given-back
+ * prefixes partition the part's solutions, and searching each prefix as a part of its own meets the
+ * same nodes it would have met here (the node given back is counted only there). Not with optional
+ * cells (extend has no branch list to give back): the budget is ignored there.
  */
 #include "_native.h"
 #include <stdint.h>
@@ -107,6 +116,9 @@ typedef struct {
     uint64_t *vmask;     /* VMAX * MAXW: the numbered placements' cells */
     int *vrow, *vpiece;  /* VMAX: their rows and pieces */
     int many_pieces;     /* more than 64 pieces: test copies left per entry */
+    long long budget;    /* nodes after which the rest is given back (0: never) */
+    int *rest;           /* given-back prefixes, each as its length then its rows */
+    size_t rest_len, rest_cap;
 } Ctx;
 
 static double now_seconds(void) {
@@ -138,6 +150,32 @@ static inline void untake(Ctx *c, int p, uint64_t saved_exhausted, uint64_t save
     c->short_ += ++c->need[p] > 0;
     c->rem[p]++;
     c->n_chosen--;
+}
+
+/* Record chosen[0..n_chosen-1] followed by `row` (none when row < 0) as a prefix given back. */
+static void give_back(Ctx *c, int row) {
+    const size_t need = (size_t)c->n_chosen + 2;
+    if (c->rest_len + need > c->rest_cap) {
+        size_t cap = c->rest_cap ? 2 * c->rest_cap : 1024;
+        while (cap < c->rest_len + need) cap *= 2;
+        int *grown = realloc(c->rest, sizeof(int) * cap);
+        if (grown == NULL) { c->stop = -2; return; } /* reported as MemoryError once the GIL is back */
+        c->rest = grown;
+        c->rest_cap = cap;
+    }
+    int *out = c->rest + c->rest_len;
+    out[0] = c->n_chosen + (row >= 0);
+    memcpy(out + 1, c->chosen, sizeof(int) * (size_t)c->n_chosen);
+    if (row >= 0) out[1 + c->n_chosen] = row;
+    c->rest_len += (size_t)out[0] + 1;
+}
+
+/* On entry to a node: has the budget run out? Then the node itself is given back. */
+static inline int over_budget(Ctx *c) {
+    if (c->budget == 0 || c->nodes < c->budget) return 0;
+    give_back(c, -1);
+    if (c->stop == 0) c->stop = 3;
+    return 1;
 }
 
 static int report(Ctx *c) {
@@ -488,6 +526,7 @@ static inline __attribute__((always_inline)) void vsearch_body(Ctx *c, int depth
                                                               void (*recurse)(Ctx *, int)) {
     const Engine *e = c->e;
     const int W = e->W;
+    if (over_budget(c)) return;
     c->nodes++;
     if (checkpoint(c)) return;
     const uint64_t *L = c->vlive + (size_t)depth * VK_MAX;
@@ -578,7 +617,14 @@ static inline __attribute__((always_inline)) void vsearch_body(Ctx *c, int depth
                 else recurse(c, depth + 1);
             }
             untake(c, p, saved_exhausted, saved_needed);
-            if (c->stop) return;
+            if (c->stop) {
+                if (c->stop == 3) { /* give back the ways not yet tried here, in order */
+                    for (uint64_t b = cand & (cand - 1); b; b &= b - 1) give_back(c, c->vrow[kk * 64 + __builtin_ctzll(b)]);
+                    for (int k2 = kk + 1; k2 < K; k2++)
+                        for (uint64_t b = by[k2] & L[k2]; b; b &= b - 1) give_back(c, c->vrow[k2 * 64 + __builtin_ctzll(b)]);
+                }
+                return;
+            }
         }
     }
 }
@@ -625,6 +671,7 @@ static inline __attribute__((always_inline)) void search_body(
     Ctx *c, int depth, int n_live, const int W, void (*recurse)(Ctx *, int, int), const Passes P) {
     const Engine *e = c->e;
     const int E = ENTRY(W);
+    if (over_budget(c)) return;
     if (n_live <= c->vertical) { vertical_enter(c, depth, n_live, W); return; }
     c->nodes++;
     if (checkpoint(c)) return;
@@ -688,7 +735,15 @@ static inline __attribute__((always_inline)) void search_body(
                                                 c->many_pieces ? c->rem : NULL, W));
         }
         untake(c, p, saved_exhausted, saved_needed);
-        if (c->stop) return;
+        if (c->stop) {
+            if (c->stop == 3) /* give back the ways not yet tried here, in list order */
+                for (int j = i + 1; j < n_live; j++) {
+                    const uint64_t *mj = live + (size_t)j * E;
+                    if (best_piece >= 0 ? (int)(uint32_t)mj[W] == best_piece : (mj[bw] & bbit) != 0)
+                        give_back(c, (int)(mj[W] >> 32));
+                }
+            return;
+        }
     }
 }
 
@@ -891,7 +946,7 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kwds) {
 
 static void ctx_free(Ctx *c) {
     free(c->live); free(c->counts); free(c->pcount); free(c->occ); free(c->rem); free(c->need); free(c->chosen);
-    free(c->sorted_rows); free(c->scratch);
+    free(c->sorted_rows); free(c->scratch); free(c->rest);
     free(c->vlive); free(c->vcover); free(c->vpiece_set); free(c->vmask); free(c->vrow); free(c->vpiece);
 }
 
@@ -981,13 +1036,15 @@ static int popcount_in_hardware(void) {
 }
 
 static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"callback", "forced", "max_solutions", "timeout", "region_pruning", "transposed", NULL};
+    static char *kwlist[] = {"callback", "forced", "max_solutions", "timeout", "region_pruning", "transposed",
+                             "budget", NULL};
     PyObject *callback, *forced = NULL, *timeout = Py_None;
-    long long max_solutions = 0;
+    long long max_solutions = 0, budget = 0;
     int region_pruning = 0, transposed = VMAX;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OLOpi", kwlist, &callback, &forced, &max_solutions,
-                                     &timeout, &region_pruning, &transposed))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OLOpiL", kwlist, &callback, &forced, &max_solutions,
+                                     &timeout, &region_pruning, &transposed, &budget))
         return NULL;
+    if (budget < 0) { PyErr_SetString(PyExc_ValueError, "budget: must be >= 0"); return NULL; }
     if (self->mask == NULL) { PyErr_SetString(PyExc_RuntimeError, "Engine not initialised"); return NULL; }
     Ctx c;
     int n_live = 0;
@@ -995,6 +1052,7 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
     if (started < 0) { ctx_free(&c); return NULL; }
     c.callback = callback;
     c.max_solutions = max_solutions;
+    c.budget = self->has_optional ? 0 : budget;
     c.region_pruning = c.region_pruning && region_pruning;
     /* the transposed search has no optional cells (extend) and keeps piece bits in one word */
     c.vertical = transposed < 0 ? 0 : transposed > VMAX ? VMAX : transposed;
@@ -1016,20 +1074,35 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
         else search_wn(&c, 0, n_live);
     }
     PyEval_RestoreThread(c.ts);
+    if (c.stop == -1) { ctx_free(&c); return NULL; }
+    if (c.stop == -2) { ctx_free(&c); return PyErr_NoMemory(); }
+    PyObject *rest = PyList_New(0);
+    for (size_t at = 0; rest != NULL && at < c.rest_len; at += (size_t)c.rest[at] + 1) {
+        PyObject *prefix = PyTuple_New(c.rest[at]);
+        for (int i = 0; prefix != NULL && i < c.rest[at]; i++) {
+            PyObject *v = PyLong_FromLong(c.rest[at + 1 + (size_t)i]);
+            if (v == NULL) { Py_CLEAR(prefix); break; }
+            PyTuple_SET_ITEM(prefix, i, v);
+        }
+        if (prefix == NULL || PyList_Append(rest, prefix) < 0) Py_CLEAR(rest);
+        Py_XDECREF(prefix);
+    }
     ctx_free(&c);
-    if (c.stop == -1) return NULL;
+    if (rest == NULL) return NULL;
+    /* given back (3): the part is searched but for `rest` */
     const char *status = c.stop == 2 ? "timeout" : c.stop == 1 ? "stopped" : "complete";
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:s}", "solutions", c.solutions, "nodes", c.nodes, "dead", c.dead,
-                         "scanned", c.scanned, "status", status);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:s,s:N}", "solutions", c.solutions, "nodes", c.nodes, "dead", c.dead,
+                         "scanned", c.scanned, "status", status, "rest", rest);
 }
 
 static PyMethodDef Engine_methods[] = {
     {"search", (PyCFunction)(void (*)(void))Engine_search, METH_VARARGS | METH_KEYWORDS,
-     "search(callback, *, forced=(), max_solutions=0, timeout=None, region_pruning=False, transposed=512) -> dict\n"
+     "search(callback, *, forced=(), max_solutions=0, timeout=None, region_pruning=False, transposed=512, budget=0) -> dict\n"
      "(transposed: lists of at most this many placements are searched transposed, 0 never; same results)\n"
      "Call callback(sorted row tuple) per solution containing the forced rows; a truthy return stops.\n"
      "Returns {'solutions', 'nodes', 'dead' (nodes with an uncoverable cell or piece),\n"
-     "'scanned' (list entries filtered), 'status': 'complete'|'stopped'|'timeout'}."},
+     "'scanned' (list entries filtered), 'status': 'complete'|'stopped'|'timeout',\n"
+     "'rest': the prefixes given back (budget > 0: nodes searched before the rest is handed back)}."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject EngineType = {

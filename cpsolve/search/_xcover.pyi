@@ -20,4 +20,5 @@ class Engine:
         timeout: float | None = None,
         region_pruning: bool = False,
         transposed: int = 512,
-    ) -> dict[str, int | str]: ...
+        budget: int = 0,
+    ) -> dict[str, object]: ...

@@ -287,7 +287,7 @@ def _take(i: int, outcome: PartResult, deadline: float | None, collect: Collect,
             return Status.TIMEOUT
     if stats.status != Status.COMPLETE:
         return stats.status
-    finished(i, stats)
+    finished(i, stats, ())  # no budget is sent to a cluster: nothing is given back
     return None
 
 

@@ -205,26 +205,36 @@ class _Collector:
             placements=tuple(placements),
         )
 
-    def finished(self, part: int, stats: SearchStats, sizes: Sequence[float], journal: Journal | None) -> None:
+    def finished(self, part: int, stats: SearchStats, rest_sizes: Sequence[float], parts: list[tuple[int, ...]],
+                 sizes: list[float], journal: Journal | None) -> list[int]:
         """A subproblem is complete: fold in its stats and, with a journal, commit it with every class
-        found since the last commit (one transaction; see journal.py for why that is enough)."""
+        found since the last commit (one transaction; see journal.py for why that is enough). What it
+        gave back becomes new parts (appended to `parts` and `sizes`, committed in the same
+        transaction); their indices are returned for the runner to schedule."""
         result = self.result
         merge_stats(result, stats, self.start)
         weighted, found = self.per_part.pop(part, (0, 0))
         nodes = _int(stats.details.get("nodes"))
+        fresh = list(range(len(parts), len(parts) + len(stats.rest)))
+        parts.extend(stats.rest)
+        sizes.extend(rest_sizes)
         if journal is not None:
             with self.gate.held():
-                journal.part_done(part, weighted, found, stats.seconds, nodes,
-                                  self.new_rotations, self.new_classes)
+                journal.part_done(part, weighted, found, stats.seconds, nodes, self.new_rotations, self.new_classes,
+                                  [(i, parts[i], sizes[i]) for i in fresh])
                 self.new_rotations, self.new_classes = [], []
         elif len(self.new_classes) > 4096:  # nothing to commit them to: keep the lists short
             self.new_rotations, self.new_classes = [], []
         result.subproblems_done += 1
+        result.subproblems += len(fresh)
         # The nodes it really took where the backend counts them: single parts' estimates are noisy (a few
         # walks each, enough to order them), the sum over all parts is the figure to measure against.
         result.work_done += nodes or sizes[part]
+        if fresh:  # its estimate was too low: what it searched, and the estimates of what it gave back
+            result.work += nodes - sizes[part] + math.fsum(rest_sizes)
         if self.progress is not None:
             self.progress(result)
+        return fresh
 
 
 def _int(value: object) -> int:
@@ -264,7 +274,9 @@ def enumerate_classes(
     collect = _Collector(prepared, result, limit, on_class, progress, start)
     # Sizes order a pool's work and clock the progress bar; a quiet run on one worker needs neither.
     sized = workers > 1 or cluster is not None or progress is not None or journal is not None
-    book, parts, sizes, done = _open_journal(journal, prepared, workers, backend.parts_per_worker, collect, sized)
+    book, planned, planned_sizes, done = _open_journal(journal, prepared, workers, backend.parts_per_worker, collect,
+                                                       sized)
+    parts, sizes = list(planned), list(planned_sizes)  # both grow when a part gives work back
     order = [i for i in range(len(parts)) if i not in done]
     if workers > 1 or cluster is not None:  # the biggest first, so that no worker is left with one at the end
         order.sort(key=lambda i: -sizes[i])
@@ -273,12 +285,15 @@ def enumerate_classes(
     if progress is not None:
         progress(result)
 
-    def finished(part: int, stats: SearchStats) -> None:
-        collect.finished(part, stats, sizes, book)
+    def finished(part: int, stats: SearchStats, rest_sizes: Sequence[float]) -> list[int]:
+        return collect.finished(part, stats, rest_sizes, parts, sizes, book)
+
+    def budget_of(part: int) -> int:
+        return overrun_budget(sizes[part]) if sized and backend.gives_back and workers > 1 else 0
 
     try:
         with collect.gate.installed():
-            _run(prepared, backend, parts, order, workers, deadline, collect, finished, result, cluster)
+            _run(prepared, backend, parts, order, workers, deadline, collect, finished, result, cluster, budget_of)
     except KeyboardInterrupt:
         result.status = Status.INTERRUPTED
     finally:
@@ -290,9 +305,22 @@ def enumerate_classes(
     return result
 
 
+OVERRUN = 4.0
+"""A part on a pool is given back once it has met this many times the nodes it was estimated at: a
+few walks each size the parts, enough to put the big ones first but not to catch every giant."""
+MIN_BUDGET = 1 << 20
+"""...and never before this many nodes (about 0.2 s of the engine on Bedlam): splitting small parts
+only adds messages."""
+
+
+def overrun_budget(size: float) -> int:
+    """The node budget of a part estimated at `size` nodes (see OVERRUN)."""
+    return max(MIN_BUDGET, int(OVERRUN * size))
+
+
 def _run(prepared: Prepared, backend: Backend, parts: Sequence[tuple[int, ...]], order: Sequence[int], workers: int,
          deadline: float | None, collect: _Collector, finished: Finished, result: EnumerationResult,
-         cluster: str | None) -> None:
+         cluster: str | None, budget_of: Callable[[int], int]) -> None:
     """The subproblems on the runner that fits: a Dask cluster, the forked pool, or this process."""
     problem = prepared.broken.problem
     if cluster is not None:
@@ -302,7 +330,7 @@ def _run(prepared: Prepared, backend: Backend, parts: Sequence[tuple[int, ...]],
     # With a deadline even one worker runs in a child process, which the parent kills on time: a
     # backend cannot always be stopped promptly (a SAT solver loading its clauses holds the GIL).
     elif (workers > 1 and len(order) > 1) or deadline is not None:
-        run_parallel(problem, backend, parts, order, workers, deadline, collect, finished, result)
+        run_parallel(problem, backend, parts, order, workers, deadline, collect, finished, result, budget_of)
     else:
         _run_serial(problem, backend, parts, order, collect, finished, result)
 
@@ -360,7 +388,7 @@ def _run_serial(problem: ExactCoverProblem, backend: Backend, parts: Sequence[tu
         if stats.status != Status.COMPLETE:
             result.status = stats.status
             return
-        finished(part, stats)
+        finished(part, stats, ())  # no budget: nothing given back
 
 
 def plan(broken: BrokenProblem, workers: int, per_worker: int = 64) -> list[tuple[int, ...]]:

@@ -22,6 +22,10 @@ The journal also records a fingerprint of the problem as searched (its rows, the
 key and weights: everything that does not depend on the backend) and the list of subproblems, so a
 resume uses exactly the same split, whatever `--workers` says, and refuses a different problem.
 
+A part that ran far longer than estimated gives back what it had not searched, as new parts (see
+`_xcover.c`): they are added in the transaction that marks it finished, so the list of parts always
+partitions the solutions: before that commit the part is unfinished and is run again whole.
+
 SQLite (stdlib) in WAL mode with `synchronous=FULL`: each commit is durable once it returns, a
 crash in the middle of one leaves the previous state, and `cpsolve journal FILE` can read the file
 while the run writes it.
@@ -191,11 +195,15 @@ class Journal:
     # -- writing ----------------------------------------------------------------------------------
 
     def part_done(self, part: int, weighted: int, found: int, seconds: float, nodes: int,
-                  rotations: Sequence[tuple[bytes, int]], classes: Sequence[tuple[bytes, SolutionClass]]) -> None:
-        """One transaction: the part's counts, and every class found since the last commit."""
+                  rotations: Sequence[tuple[bytes, int]], classes: Sequence[tuple[bytes, SolutionClass]],
+                  given_back: Sequence[tuple[int, tuple[int, ...], float]] = ()) -> None:
+        """One transaction: the part's counts, every class found since the last commit, and the parts it
+        gave back (index, prefix, estimated size)."""
         db = self._db
         with db:
             db.execute("BEGIN IMMEDIATE")
+            db.executemany("INSERT INTO parts (part, prefix, size) VALUES (?, ?, ?)",
+                           [(i, json.dumps(prefix), size) for i, prefix, size in given_back])
             db.executemany("INSERT OR IGNORE INTO rotations VALUES (?, ?)", rotations)
             db.executemany("INSERT OR IGNORE INTO classes VALUES (?, ?, ?, ?, ?)", [
                 (c.index, key, c.assemblies, int(c.mirror_distinct), json.dumps(c.placements, separators=(",", ":")))

@@ -13,6 +13,12 @@ kept arriving. Here the parent waits on the pipes at most `POLL` seconds at a ti
 clock before every message, so `--timeout` is a deadline however fast solutions stream; a closed
 pipe means a dead worker, whose part is run again on a fresh worker.
 
+A part that runs far longer than estimated is split again: the parent sends each part with a budget
+of search nodes (`budget_of`), a backend that `gives_back` stops there and returns what it had not
+searched as prefixes, the worker sizes them with a few walks each, and the parent puts them first in
+line as parts of their own (`finished` registers them, in the journal too). The few giant parts that
+the estimate missed are so shared out instead of running alone at the end.
+
 Rerunning a part must not count its solutions twice: while a part is in flight the parent keeps a
 digest of every solution it received from it, and a rerun skips those. A part whose worker dies
 twice stops the run with one line naming the part (a part that kills its worker once will likely do
@@ -35,7 +41,7 @@ import signal
 import time
 from array import array
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
@@ -43,6 +49,7 @@ from multiprocessing.connection import Connection, wait
 from ..errors import CpsolveError
 from ..problem.placements import ExactCoverProblem
 from .backends import Backend, SearchStats, Status
+from .estimate import part_sizes
 from .result import Collect, EnumerationResult, Finished
 
 POLL = 0.1
@@ -54,6 +61,8 @@ BATCH = 256
 FLUSH = 0.05
 """Seconds a worker holds a solution before sending what it has."""
 ATTEMPTS = 2
+REST_PROBES = 8
+"""Walks a worker spends sizing each prefix a part gave back (they only order the queue and feed the ETA)."""
 """How many workers may die on one part before the run stops with an error."""
 _PR_SET_PDEATHSIG = 1
 
@@ -146,7 +155,8 @@ class _Batch:
 
 
 def _serve(conn: Connection, problem: ExactCoverProblem, backend: Backend, deadline: float | None) -> None:
-    """The worker's loop: receive (part, forced rows), stream its solutions, report its stats."""
+    """The worker's loop: receive (part, forced rows, node budget), stream its solutions, report its
+    stats with the sizes of what it gave back."""
     while True:
         try:
             task = conn.recv()
@@ -154,16 +164,20 @@ def _serve(conn: Connection, problem: ExactCoverProblem, backend: Backend, deadl
             return
         if task is None:
             return
-        part, forced = task
+        part, forced, budget = task
         try:
             remaining = None if deadline is None else deadline - time.time()
+            rest_sizes: list[float] = []
             if remaining is not None and remaining <= 0:
                 stats = SearchStats(backend.label, Status.TIMEOUT)
             else:
                 batch = _Batch(conn, part)
-                stats = backend.search(problem, batch.add, forced=forced, timeout=remaining)
+                stats = backend.search(problem, batch.add, forced=forced, timeout=remaining, budget=budget)
                 batch.flush()
-            conn.send(("done", part, stats))
+                if stats.rest:
+                    rest_sizes = (part_sizes(problem, stats.rest, probes=REST_PROBES * len(stats.rest), seconds=0.05)
+                                  or [0.0] * len(stats.rest))
+            conn.send(("done", part, (stats, rest_sizes)))
         except (BrokenPipeError, EOFError, ConnectionResetError):
             return
         except Exception as exc:  # noqa: BLE001 - the parent reports it with the worker's message
@@ -222,11 +236,14 @@ def run_parallel(
     collect: Collect,
     finished: Finished,
     result: EnumerationResult,
+    budget_of: Callable[[int], int] = lambda part: 0,
 ) -> None:
     """Run the parts listed in `order` on `workers` processes, in that order (the biggest first).
 
     Each solution goes to `collect(part, rows)` in arrival order, once per part even when the part is
-    run again on a fresh worker; `finished(part, stats)` once the part is complete. Returns with
+    run again on a fresh worker; `finished(part, stats, rest_sizes)` once the part is complete. A part
+    is searched for at most `budget_of(part)` nodes (0: no limit); the parts `finished` makes of what
+    it gave back (`parts` grows by them) run next. Returns with
     `result.status` COMPLETE, STOPPED (the collector said so) or TIMEOUT (the deadline, a
     `time.time()` value, passed); KeyboardInterrupt propagates. Every worker is gone when it returns
     or raises.
@@ -260,7 +277,7 @@ def run_parallel(
     def give(w: _Worker) -> None:
         if not todo:
             idle_since.setdefault(w.pid, time.perf_counter())
-        elif not _assign(w, todo, parts, flights):
+        elif not _assign(w, todo, parts, flights, budget_of):
             replace(w)
 
     try:
@@ -276,7 +293,7 @@ def run_parallel(
             wait_for = POLL if deadline is None else max(0.0, min(POLL, deadline - time.time()))
             ready = wait([w.conn for w in busy], timeout=wait_for)
             for w in [w for w in busy if w.conn in ready]:
-                outcome = _drain(w, flights, collect, finished, deadline)
+                outcome = _drain(w, flights, collect, finished, deadline, todo)
                 if outcome == "dead":
                     replace(w)
                 elif isinstance(outcome, Status):
@@ -295,20 +312,21 @@ def _expired(deadline: float | None) -> bool:
     return deadline is not None and time.time() >= deadline
 
 
-def _assign(w: _Worker, todo: deque[int], parts: Sequence[tuple[int, ...]], flights: dict[int, _Flight]) -> bool:
+def _assign(w: _Worker, todo: deque[int], parts: Sequence[tuple[int, ...]], flights: dict[int, _Flight],
+            budget_of: Callable[[int], int]) -> bool:
     """Send the next part to an idle worker; False if the worker turns out to be dead."""
     part = todo.popleft()
     flights.setdefault(part, _Flight())
     w.part = part
     try:
-        w.conn.send((part, parts[part]))
+        w.conn.send((part, parts[part], budget_of(part)))
     except OSError:
         return False
     return True
 
 
 def _drain(w: _Worker, flights: dict[int, _Flight], collect: Collect, finished: Finished,
-           deadline: float | None) -> Status | str | None:
+           deadline: float | None, todo: deque[int]) -> Status | str | None:
     """Handle up to BURST messages of one worker: None to go on, "dead", or the run's final status."""
     for _ in range(BURST):
         try:
@@ -328,12 +346,13 @@ def _drain(w: _Worker, flights: dict[int, _Flight], collect: Collect, finished: 
                     if _expired(deadline):
                         return Status.TIMEOUT
         else:
-            stats: SearchStats = payload
+            stats: SearchStats
+            stats, rest_sizes = payload
             if stats.status != Status.COMPLETE:
                 return stats.status
             del flights[part]
             w.part = None
-            finished(part, stats)
+            todo.extendleft(reversed(finished(part, stats, rest_sizes)))  # given back: next in line
             return None
         if _expired(deadline):
             return Status.TIMEOUT

@@ -6,7 +6,7 @@ fill the same record the same way.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..problem.canonical import Tally
@@ -82,8 +82,10 @@ class EnumerationResult:
 Progress = Callable[[EnumerationResult], None]
 Collect = Callable[[int, tuple[int, ...]], bool]
 """A runner hands each solution over as (subproblem index, rows); True means stop the run."""
-Finished = Callable[[int, SearchStats], None]
-"""A runner reports each subproblem it completed, once, with its search stats."""
+Finished = Callable[[int, SearchStats, Sequence[float]], Sequence[int]]
+"""A runner reports each subproblem it completed, once, with its search stats and the estimated size
+of each prefix in `stats.rest` (what the part gave back unsearched). It returns the indices those
+prefixes now have as parts of the run, for the runner to schedule."""
 
 
 def merge_stats(result: EnumerationResult, stats: SearchStats, start: float) -> None:

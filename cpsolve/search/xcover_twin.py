@@ -19,6 +19,10 @@ The rules, shared with the C engine:
 - Once every required cell is covered, the set is a solution when every piece has met its low
   bound; with optional cells, further placements are added in list order, each set once.
 - `scanned` grows by the parent's list length for every child that is not a finished cover.
+- With a `budget` (no optional cells), a node entered once that many nodes have been counted is not
+  searched but given back, with every way not yet tried on the path back to the root: each as the
+  rows leading to it, deepest level first (`rest`). The search and the given-back prefixes, each
+  searched as a part of its own, partition the solutions and meet the same nodes.
 
 It is slow (Python per node) and meant for problems of a few thousand nodes.
 """
@@ -38,6 +42,8 @@ class TwinResult:
     dead: int = 0
     scanned: int = 0
     stopped: bool = False
+    rest: list[tuple[int, ...]] = field(default_factory=list)
+    """Prefixes given back unsearched (only with a budget)."""
 
 
 class _Stop(Exception):
@@ -72,6 +78,7 @@ def search(
     forced: Sequence[int] = (),
     region_pruning: bool = False,
     on_solution: Callable[[tuple[int, ...]], object] | None = None,
+    budget: int = 0,
 ) -> TwinResult:
     """Every solution containing the `forced` rows, as `cpsolve._xcover.Engine(...).search` finds them."""
     result = TwinResult()
@@ -146,7 +153,15 @@ def search(
                 sums |= {s + size_of[p] for s in sums}
         return all(s in sums for s in sizes)
 
+    if optional_cells:
+        budget = 0  # as in the engine: extend has no list of ways to give back
+    giving_back = [False]
+
     def node(live: list[int], occ: frozenset[int]) -> None:
+        if budget and result.nodes >= budget:
+            result.rest.append(tuple(chosen))
+            giving_back[0] = True
+            return
         result.nodes += 1
         empty = [c for c in sorted(required - occ)]
         count = {c: 0 for c in empty}
@@ -172,9 +187,8 @@ def search(
                 best_count, best_piece = per_piece[p], p
         if pruning and not regions_ok(occ):
             return
-        for r in live:
-            if (row_piece[r] != best_piece) if best_piece >= 0 else (best not in cells_of[r]):
-                continue
+        ways = [r for r in live if (row_piece[r] == best_piece if best_piece >= 0 else best in cells_of[r])]
+        for i, r in enumerate(ways):
             nocc = occ | cells_of[r]
             choose(r)
             if required <= nocc:
@@ -193,6 +207,9 @@ def search(
                 else:
                     node(child, nocc)
             unchoose(r)
+            if giving_back[0]:
+                result.rest.extend((*chosen, q) for q in ways[i + 1:])
+                return
 
     def extend(live: list[int], occ: frozenset[int]) -> None:
         """Required cells covered: this set, then each further placement in list order."""

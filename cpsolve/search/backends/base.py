@@ -52,6 +52,9 @@ class SearchStats:
     first_solution_seconds: float | None = None
     details: dict[str, object] = field(default_factory=dict)
     """Backend-specific figures (nodes, conflicts, clauses) for benchmarks; never needed for counting."""
+    rest: tuple[tuple[int, ...], ...] = ()
+    """Subproblems given back unsearched (a `budget` ran out; status still COMPLETE): the search
+    covered everything containing `forced` except the solutions containing one of these prefixes."""
 
 
 class SearchRun:
@@ -62,10 +65,13 @@ class SearchRun:
     stats' counters or the clock itself, so that every backend counts and times alike.
     """
 
-    def __init__(self, stats: SearchStats, on_solution: OnSolution, limit: int, timeout: float | None):
+    def __init__(self, stats: SearchStats, on_solution: OnSolution, limit: int, timeout: float | None,
+                 budget: int = 0):
         self.stats = stats
         self.on_solution = on_solution
         self.limit = limit
+        self.budget = budget
+        """Search nodes after which a backend that `gives_back` returns the rest in `stats.rest` (0: never)."""
         self.start = time.perf_counter()
         self.deadline = None if timeout is None else self.start + timeout
 
@@ -116,6 +122,9 @@ class Backend(ABC):
     takes_options: ClassVar[bool] = False
     """Whether `--backend name:options` means something to this backend (sat:NAME does)."""
     parts_per_worker: ClassVar[int] = 4
+    gives_back: ClassVar[bool] = False
+    """Whether `search(budget=N)` hands the unsearched rest back after about N nodes (the pool splits a
+    part that runs far longer than estimated that way); the others ignore the budget."""
     """How finely `--workers` splits the search: each part costs a backend a fresh search (CP-SAT,
     SAT), so few parts suit them; an engine that starts a part in microseconds wants many."""
 
@@ -168,15 +177,18 @@ class Backend(ABC):
         forced: Sequence[int] = (),
         limit: int = 0,
         timeout: float | None = None,
+        budget: int = 0,
     ) -> SearchStats:
         """Stream every solution containing the `forced` rows; stop after `limit` (> 0) solutions.
 
         `timeout` is in seconds of wall time for this call (finite and > 0). KeyboardInterrupt
-        propagates; solutions already passed to `on_solution` are never lost.
+        propagates; solutions already passed to `on_solution` are never lost. A backend that
+        `gives_back` stops after `budget` (> 0) search nodes and returns what it did not search as
+        prefixes in `rest`.
         """
         if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
             raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
-        run = SearchRun(SearchStats(self.label), on_solution, limit, timeout)
+        run = SearchRun(SearchStats(self.label), on_solution, limit, timeout, budget)
         try:
             self._search(problem, tuple(forced), run)
         finally:

@@ -17,6 +17,7 @@ class DlxBackend(ExactCoverBackend):
     name = "dlx"
     description = "exact cover in C: bitboards, fewest-candidates cell first, arrival test, transposed below 512 rows"
     parts_per_worker = 16  # biggest first, 16 a worker leave no idle tail; 64 cost Bedlam 1 ms a part (1.6x, not 1.95x)
+    gives_back = True
     install_hint = "the compiled engine cpsolve.search._xcover is missing (reinstall cpsolve where a C compiler exists)"
     requires = ("cpsolve.search._xcover", "cpsolve")
     max_cells: ClassVar[int] = 512
@@ -33,10 +34,11 @@ class DlxBackend(ExactCoverBackend):
         return self.kept_for(problem, build_engine)
 
     def _search(self, problem: ExactCoverProblem, forced: tuple[int, ...], run: SearchRun) -> None:
-        out = self.engine(problem).search(run.emit, forced=forced, timeout=run.remaining())
+        out = self.engine(problem).search(run.emit, forced=forced, timeout=run.remaining(), budget=run.budget)
         if out["status"] == "timeout":
             run.timed_out()
         run.stats.details = {"nodes": out["nodes"], "dead": out["dead"], "scanned": out["scanned"]}
+        run.stats.rest = tuple(out["rest"])
 
 
 def build_engine(problem: ExactCoverProblem, engine_class: Any = None) -> Any:
