@@ -32,6 +32,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from scaling import ENV  # benchmarks/scaling.py: a run's environment, as after `pip install`
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "burrtools-examples"
 PY = [sys.executable, "-m", "cpsolve"]
@@ -69,7 +71,7 @@ def measure_children(cmd: list[str], pin: bool) -> tuple[float, float, str]:
     full = (["taskset", "-c", "0"] if pin else []) + cmd
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(full, capture_output=True, text=True, check=False)
+    proc = subprocess.run(full, capture_output=True, text=True, check=False, env=ENV)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
