@@ -101,7 +101,8 @@ typedef struct {
     int *scratch;        /* n_cells */
     int n_chosen;
     long long nodes, solutions, max_solutions, scanned, dead;
-    int stop;            /* 1 stopped by callback/limit, 2 timeout, -1 Python error */
+    int stop;            /* 1 stopped by callback/limit, 2 timeout, 3 budget spent (rest given back),
+                            -1 Python error, -2 out of memory while giving back */
     double deadline;     /* monotonic seconds, 0 = none */
     PyObject *callback;
     PyThreadState *ts;

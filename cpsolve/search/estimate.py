@@ -161,7 +161,7 @@ RACE_MARGIN = 2.0
 """Candidates whose first-round estimate is within this factor of the smallest go on to the second
 round (PROBES_PER_PLACEMENT more walks each); the others are dropped. On Bedlam the rule's own key
 is estimated at a quarter of any other and the choice ends after the first round (0.65 s of walks
-down to 0.13 s); the Tetris Cube's twelve keys span 26 M to 148 M nodes, and five go on."""
+down to 0.2 s on one worker, 0.13 s on two); the Tetris Cube's twelve keys span 26 M to 148 M nodes, and five go on."""
 
 
 def smallest_tree_key(problem: ExactCoverProblem, workers: int = 1) -> Callable[[Sequence[KeyChoice]], KeyChoice]:

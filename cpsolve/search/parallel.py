@@ -61,9 +61,11 @@ BATCH = 256
 FLUSH = 0.05
 """Seconds a worker holds a solution before sending what it has."""
 ATTEMPTS = 2
+"""How many workers may die on one part before the run stops with an error."""
 REST_PROBES = 8
 """Walks a worker spends sizing each prefix a part gave back (they only order the queue and feed the ETA)."""
-"""How many workers may die on one part before the run stops with an error."""
+REST_SECONDS = 0.05
+"""CPU seconds that sizing may take at most, however many prefixes came back."""
 _PR_SET_PDEATHSIG = 1
 
 
@@ -175,7 +177,8 @@ def _serve(conn: Connection, problem: ExactCoverProblem, backend: Backend, deadl
                 stats = backend.search(problem, batch.add, forced=forced, timeout=remaining, budget=budget)
                 batch.flush()
                 if stats.rest:
-                    rest_sizes = (part_sizes(problem, stats.rest, probes=REST_PROBES * len(stats.rest), seconds=0.05)
+                    rest_sizes = (part_sizes(problem, stats.rest, probes=REST_PROBES * len(stats.rest),
+                                             seconds=REST_SECONDS)
                                   or [0.0] * len(stats.rest))
             conn.send(("done", part, (stats, rest_sizes)))
         except (BrokenPipeError, EOFError, ConnectionResetError):
