@@ -175,7 +175,12 @@ def test_ctrl_c_keeps_every_class_found(workers, tmp_path):
         [sys.executable, "-m", "cpsolve", "enumerate", "bedlam", "--workers", workers, "--out", str(out), "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    time.sleep(4)
+    # Interrupt once some classes are written: Bedlam takes about 3 s on two workers, so a fixed sleep
+    # can come too late.
+    end = time.monotonic() + 60
+    while time.monotonic() < end and proc.poll() is None and (
+            not out.exists() or out.read_text().count("\n") < 200):
+        time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr

@@ -82,13 +82,15 @@ def test_walks_per_subproblem_equal_the_python_twin(model):
     assert values == probe_values(broken.problem, parts, 5, seed=3, compiled=False, each=True)
 
 
-def test_part_sizes_add_up_to_the_real_tree():
-    """The sizes that order a pool's work and drive the ETA: each part's estimate, summed, is the tree."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_part_sizes_add_up_to_the_real_tree(workers):
+    """The sizes that order a pool's work and drive the ETA: each part's estimate, summed, is the tree,
+    whether one process walks or the parts are dealt out to forked ones."""
     broken = prepare(load("cubissimo")).broken
     parts = plan(broken, 2, 16)
     engine = build_engine(broken.problem)
     real = [engine.search(None, forced=p, region_pruning=False)["nodes"] for p in parts]
-    sizes = part_sizes(broken.problem, parts, probes=400 * len(parts), seconds=60)
+    sizes = part_sizes(broken.problem, parts, probes=400 * len(parts), seconds=60, workers=workers)
     assert sizes is not None and len(sizes) == len(parts)
     assert abs(sum(sizes) - sum(real)) <= 0.1 * sum(real), (sum(sizes), sum(real))
     # A part that is one forced node (a dead end) is sized exactly.

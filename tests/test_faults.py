@@ -25,6 +25,7 @@ from cpsolve.search.isolate import Overrun, run_isolated
 
 SOMA = (11520, 480, 240)
 CONWAY = (27456, 1144, 572)
+TETRIS_CUBE = (236136, 9839, 9839)
 
 
 def descendants(pid: int) -> list[int]:
@@ -183,16 +184,17 @@ def file_counts(path: Path) -> tuple[int, int, int]:
 
 
 def test_killing_a_worker_from_outside_keeps_the_counts_exact(tmp_path):
-    # Without symmetry breaking the run lasts seconds (with it, about 0.4 s: over before the kill).
-    proc = start("enumerate", "conway-5x5x5", "--no-symmetry-breaking", "--workers", "2", "--json", "--no-save", "-q",
-                 cwd=tmp_path)
-    workers = wait_for_workers(proc, 2)
-    time.sleep(0.5)
+    # A run of a few seconds on two workers (Conway without symmetry breaking now ends in 0.6 s, before
+    # the kill); its published counts are the reference.
+    proc = start("enumerate", "tetris-cube", "--workers", "2", "--json", "--no-save", "-q", cwd=tmp_path)
+    wait_for_workers(proc, 2)
+    time.sleep(1.0)
+    workers = wait_for_workers(proc, 2)  # the search's workers by now (those that chose the key are gone)
     os.kill(workers[0], signal.SIGKILL)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     result = json.loads(out)
-    assert (result["total"], result["unique_rotation"], result["unique_symmetry"]) == CONWAY
+    assert (result["total"], result["unique_rotation"], result["unique_symmetry"]) == TETRIS_CUBE
     assert result["status"] == "complete"
     assert wait_gone(workers + descendants(proc.pid), 1.0) == []
 

@@ -169,6 +169,7 @@ def test_parts_that_overrun_are_split_again_and_resume_exactly(tmp_path: Path,
 
     monkeypatch.setattr(enumeration, "MIN_BUDGET", 300)
     monkeypatch.setattr(enumeration, "OVERRUN", 0.5)
+    monkeypatch.setattr(enumeration, "SHARE", 0.0)  # split at once, however much work is still waiting
     prepared = prepare(load("conway-5x5x5"))
     engine = for_problem("dlx", prepared.problem)
     planned = len(enumeration.plan(prepared.broken, 2, engine.parts_per_worker))

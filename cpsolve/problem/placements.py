@@ -112,6 +112,18 @@ class ExactCoverProblem:
             by_piece[row.piece].append(r)
         return tuple(tuple(rs) for rs in by_piece)
 
+    @cached_property
+    def cell_row_bits(self) -> tuple[int, ...]:
+        """Each cell's rows as one integer (bit r set: row r covers the cell). Splitting a run into parts
+        counts every cell's live placements; a few big-integer ANDs do that for all rows at once,
+        where a pass over the rows took 1 ms a part (the Tetris Cube's 3,804 rows)."""
+        return tuple(_bitset(rs) for rs in self.rows_by_cell)
+
+    @cached_property
+    def piece_row_bits(self) -> tuple[int, ...]:
+        """Each piece's rows as one integer, as `cell_row_bits`."""
+        return tuple(_bitset(rs) for rs in self.rows_by_piece)
+
     def with_rows(self, keep: Sequence[int]) -> ExactCoverProblem:
         """The same problem restricted to a subset of rows (used by symmetry breaking).
 
@@ -288,3 +300,23 @@ def packing_problem(puzzle: Puzzle) -> ExactCoverProblem:
         piece_minimums=low if low != high else (),
         cell_classes=tuple(distinct.index(k) for k in kinds) if len(distinct) > 1 else (),
     )
+
+
+def _bitset(indices: Sequence[int]) -> int:
+    """The integer with exactly the bits `indices` set."""
+    if not indices:
+        return 0
+    flags = bytearray(max(indices) // 8 + 1)
+    for i in indices:
+        flags[i >> 3] |= 1 << (i & 7)
+    return int.from_bytes(flags, "little")
+
+
+def bit_indices(bits: int) -> list[int]:
+    """The positions of the set bits of `bits`, lowest first."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out

@@ -18,11 +18,12 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..problem.placements import ExactCoverProblem
-from ..problem.symmetry import KeyChoice, apply_key
+from ..problem.symmetry import BrokenProblem, KeyChoice, apply_key
 
 _MASK64 = (1 << 64) - 1
 DEFAULT_SEED = 0x9E3779B97F4A7C15
@@ -171,54 +172,91 @@ def smallest_tree_key(problem: ExactCoverProblem, workers: int = 1) -> Callable[
     is small the comparison would cost more than it can save, and it is kept. Otherwise the candidates
     race: a few walks each, then many more for those that came close to the best (a key that merely
     comes second costs speed, never counts, so a short first round is worth its risk). With `workers`
-    > 1 the candidates are estimated in that many forked processes (the same walks, the same choice).
+    > 1 every round runs on one set of that many forked processes (the same walks, the same choice).
     """
     def pick(candidates: Sequence[KeyChoice]) -> KeyChoice:
         if not modelled(problem):
             return candidates[0]
-        first = subtree_estimate(problem, candidates[0], probes_per_start=RACE_PROBES)
+        first = subtree_estimate(problem, candidates[0], RACE_PROBES)  # a few ms: not worth a fork
         if first < SMALL_TREE:
             return candidates[0]
-        sizes = [first, *subtree_estimates(problem, candidates[1:], workers, RACE_PROBES)]
-        close = [i for i, size in enumerate(sizes) if size <= RACE_MARGIN * min(sizes)]
-        if len(close) > 1:
-            more = subtree_estimates(problem, [candidates[i] for i in close], workers, PROBES_PER_PLACEMENT,
-                                     DEFAULT_SEED + 1_000_003)
-            for i, size in zip(close, more, strict=True):  # the mean of all their walks, start by start
-                sizes[i] = (RACE_PROBES * sizes[i] + PROBES_PER_PLACEMENT * size) / (RACE_PROBES + PROBES_PER_PLACEMENT)
+        with _estimator(problem, candidates, workers) as estimates:
+            sizes = [first, *estimates(range(1, len(candidates)), RACE_PROBES, DEFAULT_SEED)]
+            close = [i for i, size in enumerate(sizes) if size <= RACE_MARGIN * min(sizes)]
+            if len(close) > 1:
+                more = estimates(close, PROBES_PER_PLACEMENT, DEFAULT_SEED + 1_000_003)
+                for i, size in zip(close, more, strict=True):  # the mean of all their walks, start by start
+                    sizes[i] = ((RACE_PROBES * sizes[i] + PROBES_PER_PLACEMENT * size)
+                                / (RACE_PROBES + PROBES_PER_PLACEMENT))
         return candidates[min(close, key=lambda i: (sizes[i], i))]
 
     return pick
 
 
-_SHARED: tuple[ExactCoverProblem, Sequence[KeyChoice], int, int] | None = None
+_SHARED: tuple[ExactCoverProblem, Sequence[KeyChoice]] | None = None
 """What forked estimators read (inherited, not pickled: a problem is thousands of rows)."""
+_BROKEN: dict[int, BrokenProblem] = {}
+"""In a forked estimator: the candidates it has restricted the problem by so far (kept across rounds)."""
+JOBS_PER_WORKER = 6
+"""Jobs of one round per worker: enough that the last ones are short, few enough that the messages
+cost nothing (each job is a few kept placements of one candidate)."""
+Estimates = Callable[[Sequence[int], int, int], list[float]]
+"""(candidate indices, walks per start, seed) -> `subtree_estimate` of each of those candidates."""
 
 
-def _estimate_shared(i: int) -> float:
+def _estimate_shared(job: tuple[int, range, int, int]) -> list[float]:
+    """The mean walk of each of a candidate's starts in `places`, as `subtree_estimate` computes it."""
     assert _SHARED is not None, "set before the workers were forked"
-    problem, candidates, probes, seed = _SHARED
-    return subtree_estimate(problem, candidates[i], probes, seed)
+    problem, candidates = _SHARED
+    which, places, probes, seed = job
+    broken = _BROKEN.get(which) or _BROKEN.setdefault(which, apply_key(problem, candidates[which]))
+    starts: list[tuple[int, ...]] = [(r,) for r in broken.key_rows] or [()]
+    return [statistics.fmean(probe_values(broken.problem, [starts[i]], probes, seed + i)) for i in places]
+
+
+@contextmanager
+def _estimator(problem: ExactCoverProblem, candidates: Sequence[KeyChoice], workers: int) -> Iterator[Estimates]:
+    """`subtree_estimate` of chosen candidates, round after round: in this process, or with `workers`
+    > 1 on one set of forked processes kept for every round.
+
+    Why forked: before a run can start, the key is chosen by estimating every candidate's tree, which
+    one process does alone while the other cores wait (Bedlam: 14 candidates, 0.65 s of walks, the
+    largest part of a two-worker run's serial start). One set of processes serves every round (the
+    Tetris Cube's choice: 0.19 s on one worker, 0.13 s on two with a `multiprocessing` pool per
+    round, 0.10 s so). A job is a few kept placements of one candidate, not
+    a whole candidate: candidates differ tenfold in walks, and whole ones left one worker finishing
+    alone (the second round: five candidates on two workers). The walks and their seeds are
+    `subtree_estimate`'s, so the figures are the same on any number of workers."""
+    if workers <= 1 or len(candidates) < 2:
+        yield lambda which, probes, seed: [subtree_estimate(problem, candidates[i], probes, seed) for i in which]
+        return
+    global _SHARED
+    from .parallel import forked_pool
+
+    counts = [max(1, len(c.rows)) for c in candidates]
+
+    def estimates(which: Sequence[int], probes: int, seed: int) -> list[float]:
+        step = max(1, -(-sum(counts[i] for i in which) // (JOBS_PER_WORKER * workers)))
+        jobs = [(i, range(lo, min(lo + step, counts[i])), probes, seed) for i in which
+                for lo in range(0, counts[i], step)]
+        per: dict[int, list[float]] = {i: [] for i in which}
+        for job, means in zip(jobs, pool.map(_estimate_shared, jobs), strict=True):
+            per[job[0]].extend(means)
+        return [sum(per[i]) for i in which]  # summed in start order, as subtree_estimate does: the same float
+
+    _SHARED = (problem, candidates)
+    try:
+        with forked_pool(workers) as pool:
+            yield estimates
+    finally:
+        _SHARED = None
 
 
 def subtree_estimates(problem: ExactCoverProblem, candidates: Sequence[KeyChoice], workers: int = 1,
                       probes_per_start: int = PROBES_PER_PLACEMENT, seed: int = DEFAULT_SEED) -> list[float]:
-    """`subtree_estimate` of each candidate key, on `workers` forked processes when there are several.
-
-    Why: before a run can start, the key is chosen by estimating every candidate's tree, which one
-    process does alone while the other cores wait (Bedlam: 14 candidates, 0.65 s of walks, the
-    largest part of a two-worker run's serial start)."""
-    global _SHARED
-    if workers <= 1 or len(candidates) < 2:
-        return [subtree_estimate(problem, c, probes_per_start, seed) for c in candidates]
-    from .parallel import forked_pool
-
-    _SHARED = (problem, candidates, probes_per_start, seed)
-    try:
-        with forked_pool(min(workers, len(candidates))) as pool:
-            return pool.map(_estimate_shared, range(len(candidates)), chunksize=1)
-    finally:
-        _SHARED = None
+    """`subtree_estimate` of each candidate key, on `workers` forked processes when there are several."""
+    with _estimator(problem, candidates, workers) as estimates:
+        return estimates(range(len(candidates)), probes_per_start, seed)
 
 
 @dataclass(frozen=True)
@@ -271,19 +309,24 @@ PART_SECONDS = 0.25
 
 
 def part_sizes(problem: ExactCoverProblem, parts: Sequence[Sequence[int]], probes: int = PART_PROBES,
-               seconds: float = PART_SECONDS, seed: int = DEFAULT_SEED) -> list[float] | None:
+               seconds: float = PART_SECONDS, seed: int = DEFAULT_SEED, workers: int = 1) -> list[float] | None:
     """Estimated nodes of each subproblem: the pool runs the biggest first and the progress bar's ETA
     measures nodes against their sum. None where the walks do not model the search (optional cells,
     ranges) or only the slow Python twin is there (sizing would then cost more than it saves).
 
     Walks go in rounds (4 per part, then twice as many each round) until `probes` walks or `seconds`
-    are spent; the first round always completes, so every part has a size."""
+    are spent; the first round always completes, so every part has a size. With `workers` > 1 the
+    parts are dealt out to that many forked processes (every `workers`-th part to one), each with its
+    share of the walks: sizing is done before a pool's first part can start, so it would otherwise
+    run on one core while the others wait (the Tetris Cube's 289 parts: 0.04 s)."""
     if not modelled(problem) or not parts:
         return None
     try:
         from ._estimate import probes as _compiled  # noqa: F401 - only asking whether it is built
     except ImportError:
         return None
+    if workers > 1 and len(parts) >= 2 * workers:
+        return _sizes_forked(problem, parts, probes, seconds, seed, workers)
     began = time.process_time()
     sums, each, per, rounds = [0.0] * len(parts), 0, 4, 0
     while per > 0:
@@ -294,3 +337,32 @@ def part_sizes(problem: ExactCoverProblem, parts: Sequence[Sequence[int]], probe
             break
         per = min(2 * per, (probes - each * len(parts)) // len(parts))  # double, within the budget
     return [v / each for v in sums]
+
+
+_SIZING: tuple[ExactCoverProblem, Sequence[Sequence[int]], int, float, int, int] | None = None
+"""What forked sizers read (inherited at fork): the problem, the parts, walks, seconds, seed, workers."""
+
+
+def _size_share(k: int) -> list[float]:
+    """Sizes of every `workers`-th part from the k-th: one forked sizer's share."""
+    assert _SIZING is not None, "set before the workers were forked"
+    problem, parts, probes, seconds, seed, workers = _SIZING
+    share = parts[k::workers]
+    return part_sizes(problem, share, probes * len(share) // len(parts), seconds, seed + k) or [0.0] * len(share)
+
+
+def _sizes_forked(problem: ExactCoverProblem, parts: Sequence[Sequence[int]], probes: int, seconds: float, seed: int,
+                  workers: int) -> list[float]:
+    global _SIZING
+    from .parallel import forked_pool
+
+    _SIZING = (problem, parts, probes, seconds, seed, workers)
+    try:
+        with forked_pool(workers) as pool:
+            shares = pool.map(_size_share, range(workers))
+    finally:
+        _SIZING = None
+    sizes = [0.0] * len(parts)
+    for k, share in enumerate(shares):
+        sizes[k::workers] = share
+    return sizes

@@ -2,9 +2,10 @@
 
 Workers are forked, so they inherit the prepared problem and the backend without pickling or
 reloading (starting a fresh interpreter and importing OR-Tools costs about 0.5 s each). Each worker
-has its own two-way pipe: the parent sends it one part at a time and it sends back the solutions it
-finds (in batches of up to 256, none held more than 50 ms), then "done". The parent canonicalizes,
-counts and writes, so a Ctrl-C or a timeout loses nothing it had already counted.
+has its own two-way pipe: the parent sends it parts, the one to run and the next (PREFETCH), and it
+sends back the solutions it finds (in batches of up to 256, none held more than 50 ms), then "done"
+for each part. The parent canonicalizes, counts and writes, so a Ctrl-C or a timeout loses nothing
+it had already counted.
 
 Why not `multiprocessing.Pool` (what this module used before): a pool cannot tell that a worker
 died (the kernel's out-of-memory killer, a `kill -9`), so the parent waited for ever for its part;
@@ -33,18 +34,19 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import hashlib
-import multiprocessing
-import multiprocessing.pool
 import os
+import pickle
 import signal
 import time
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
+from typing import Any, TypeVar
 
 from ..errors import CpsolveError
 from ..problem.placements import ExactCoverProblem
@@ -62,11 +64,17 @@ FLUSH = 0.05
 """Seconds a worker holds a solution before sending what it has."""
 ATTEMPTS = 2
 """How many workers may die on one part before the run stops with an error."""
+PREFETCH = 2
+"""Parts a worker holds at most: the one it runs and the next (see `give` in `run_parallel`)."""
 REST_PROBES = 8
 """Walks a worker spends sizing each prefix a part gave back (they only order the queue and feed the ETA)."""
 REST_SECONDS = 0.05
 """CPU seconds that sizing may take at most, however many prefixes came back."""
 _PR_SET_PDEATHSIG = 1
+Budget = Callable[[int, Sequence[int]], int]
+"""(part, the parts still waiting) -> the part's node budget (0: none)."""
+A = TypeVar("A")
+R = TypeVar("R")
 
 
 def die_with_parent(parent: int) -> None:
@@ -93,23 +101,131 @@ def forked_child_signals() -> None:
 
 
 @contextlib.contextmanager
-def forked_pool(workers: int) -> Iterator[multiprocessing.pool.Pool]:
-    """A `multiprocessing` pool of forked workers for independent jobs (the design searches), made safe
-    to stop: workers reset the command line's signal handlers (SIGTERM must kill a worker outright: one
-    blocked on the pool's queue lock, with a Python handler that raises, was seen to outlive the pool's
-    `terminate()` and hang the run); a pool that ran to the end is closed and joined, not terminated
-    (terminating idle workers could kill one that held the queue's lock); one left early is terminated.
+def forked_pool(workers: int) -> Iterator[ForkedPool]:
+    """Forked workers for independent jobs (the key choice's estimates, part sizing, the design
+    searches): `pool.map(fn, jobs)` and `pool.imap(fn, jobs)` give fn's results in the jobs' order.
+
+    Why not `multiprocessing.Pool` (what this used before): starting and joining one cost 25 ms
+    (its three handler threads, its queues and their locks), a tenth of the key choice it served on
+    Bedlam and serial in every run; a worker killed by the kernel left `map` waiting for ever; and its
+    semaphores were seen to print tracebacks at interpreter exit. These are the run's own workers
+    (`_fork`): a pipe each, SIGINT ignored, killed with their parent. A pool that ran to the end is
+    told to stop; one left early (an exception, a consumer that stopped reading `imap`) is killed.
     """
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=forked_child_signals)
+    pool = ForkedPool(workers)
     try:
         yield pool
     except BaseException:
-        pool.terminate()
-        pool.join()
+        pool.close(kill=True)
         raise
     else:
-        pool.close()
-        pool.join()
+        pool.close(kill=False)
+
+
+def _tasks(conn: Connection) -> Iterator[tuple[Any, ...]]:
+    """What a worker is sent, one task at a time, until it is told to stop (None) or the parent is gone."""
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        yield task
+
+
+def _serve_jobs(conn: Connection) -> None:
+    """A pool worker's loop: receive (job number, function, argument), send back the result, or the
+    exception the function raised (made picklable), until told to stop."""
+    for index, fn, arg in _tasks(conn):
+        try:
+            out: tuple[str, int, object] = ("ok", index, fn(arg))
+        except Exception as exc:  # noqa: BLE001 - raised again in the parent
+            out = ("error", index, _picklable(exc))
+        try:
+            conn.send(out)
+        except (BrokenPipeError, EOFError, ConnectionResetError):
+            return
+
+
+def _picklable(exc: Exception) -> Exception:
+    """`exc` if it survives pickling (CpsolveError does), else its text as a RuntimeError."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - any failure to pickle means: send the text instead
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
+
+
+class ForkedPool:
+    """What `forked_pool` yields: `workers` forked processes, each given one job at a time."""
+
+    def __init__(self, workers: int):
+        self.workers: list[_Worker] = []
+        for _ in range(max(1, workers)):
+            self.workers.append(_fork(_serve_jobs, self.workers))
+
+    def map(self, fn: Callable[[A], R], jobs: Iterable[A], chunksize: int = 1) -> list[R]:
+        """fn(job) for every job, in order (`chunksize` is accepted for `multiprocessing` callers)."""
+        return list(self.imap(fn, jobs, chunksize))
+
+    def imap(self, fn: Callable[[A], R], jobs: Iterable[A], chunksize: int = 1) -> Iterator[R]:
+        """fn(job) for every job, in the jobs' order, as they are done; an idle worker takes the next job
+        at once (jobs are read from `jobs` only as workers become free)."""
+        source = iter(jobs)
+        done: dict[int, R] = {}
+        sent = yielded = 0
+        exhausted = False
+
+        def give(w: _Worker) -> None:
+            nonlocal sent, exhausted
+            if exhausted:
+                return
+            try:
+                job = next(source)
+            except StopIteration:
+                exhausted = True
+                return
+            w.part = sent
+            sent += 1
+            w.conn.send((w.part, fn, job))
+
+        for w in self.workers:
+            give(w)
+        while yielded < sent or not exhausted:
+            while yielded in done:
+                yielded += 1
+                yield done.pop(yielded - 1)
+            busy = [w for w in self.workers if w.part is not None]
+            if not busy:
+                break
+            for conn in wait([w.conn for w in busy]):
+                w = next(w for w in busy if w.conn is conn)
+                try:
+                    kind, index, payload = w.conn.recv()
+                except (EOFError, OSError):
+                    status = _reap(w, kill=True)
+                    raise CpsolveError(f"a worker process died ({_describe(status)})", exit_code=1) from None
+                if kind == "error":
+                    assert isinstance(payload, BaseException)
+                    raise payload
+                done[index] = payload  # fn(job), sent back as it was
+                w.part = None
+                give(w)
+        while yielded in done:
+            yielded += 1
+            yield done.pop(yielded - 1)
+
+    def close(self, kill: bool) -> None:
+        """Stop the workers: idle ones are told to end, busy ones (and all, with `kill`) are killed."""
+        for w in self.workers:
+            if not kill and w.part is None:
+                with contextlib.suppress(OSError):
+                    w.conn.send(None)
+                _reap(w, kill=False)
+            else:
+                _reap(w, kill=True)
+        self.workers = []
 
 
 @dataclass
@@ -117,6 +233,10 @@ class _Worker:
     pid: int
     conn: Connection
     part: int | None = None
+    """A pool worker's job in hand."""
+    queued: deque[int] = field(default_factory=deque)
+    """An enumeration worker's parts sent and not yet done, in the order it runs them (the first is
+    running, the next waits in its pipe)."""
 
 
 @dataclass
@@ -159,14 +279,7 @@ class _Batch:
 def _serve(conn: Connection, problem: ExactCoverProblem, backend: Backend, deadline: float | None) -> None:
     """The worker's loop: receive (part, forced rows, node budget), stream its solutions, report its
     stats with the sizes of what it gave back."""
-    while True:
-        try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        part, forced, budget = task
+    for part, forced, budget in _tasks(conn):
         try:
             remaining = None if deadline is None else deadline - time.time()
             rest_sizes: list[float] = []
@@ -187,11 +300,14 @@ def _serve(conn: Connection, problem: ExactCoverProblem, backend: Backend, deadl
             conn.send(("error", part, f"{type(exc).__name__}: {exc}"))
 
 
-def _spawn(problem: ExactCoverProblem, backend: Backend, deadline: float | None, others: list[_Worker]) -> _Worker:
+def _fork(serve: Callable[[Connection], None], others: Sequence[_Worker]) -> _Worker:
+    """A forked worker running `serve` on its end of a new pipe. The child closes the parent's end and
+    the other workers' pipes (so a worker's death closes its own pipe only) and never returns."""
     parent_end, child_end = Pipe()
     parent = os.getpid()
+    gc.freeze()  # the child's collector must not walk (and so copy) every page the parent had
     pid = os.fork()
-    if pid == 0:  # the worker: never returns
+    if pid == 0:
         code = 0
         try:
             forked_child_signals()
@@ -199,12 +315,17 @@ def _spawn(problem: ExactCoverProblem, backend: Backend, deadline: float | None,
             parent_end.close()
             for w in others:
                 w.conn.close()
-            _serve(child_end, problem, backend, deadline)
+            serve(child_end)
         except BaseException:  # noqa: BLE001 - a worker must never run the parent's code after fork
             code = 1
         os._exit(code)
+    gc.unfreeze()
     child_end.close()
     return _Worker(pid, parent_end)
+
+
+def _spawn(problem: ExactCoverProblem, backend: Backend, deadline: float | None, others: list[_Worker]) -> _Worker:
+    return _fork(lambda conn: _serve(conn, problem, backend, deadline), others)
 
 
 def _describe(status: int) -> str:
@@ -239,13 +360,14 @@ def run_parallel(
     collect: Collect,
     finished: Finished,
     result: EnumerationResult,
-    budget_of: Callable[[int], int] = lambda part: 0,
+    budget_of: Budget = lambda part, waiting: 0,
 ) -> None:
     """Run the parts listed in `order` on `workers` processes, in that order (the biggest first).
 
     Each solution goes to `collect(part, rows)` in arrival order, once per part even when the part is
     run again on a fresh worker; `finished(part, stats, rest_sizes)` once the part is complete. A part
-    is searched for at most `budget_of(part)` nodes (0: no limit); the parts `finished` makes of what
+    is searched for at most `budget_of(part, waiting)` nodes (0: no limit; `waiting` are the parts not
+    yet handed out when it is); the parts `finished` makes of what
     it gave back (`parts` grows by them) run next. Returns with
     `result.status` COMPLETE, STOPPED (the collector said so) or TIMEOUT (the deadline, a
     `time.time()` value, passed); KeyboardInterrupt propagates. Every worker is gone when it returns
@@ -256,11 +378,11 @@ def run_parallel(
     pool: list[_Worker] = []
 
     def replace(dead: _Worker) -> None:
-        """A worker died (its pipe closed): reap it, put its part back first in line, start another."""
+        """A worker died (its pipe closed): reap it, put its parts back first in line, start another."""
         status = _reap(dead, kill=True)
         pool.remove(dead)
-        part = dead.part
-        if part is not None:
+        if dead.queued:
+            part = dead.queued[0]  # the one it was running; the next had not started
             flights[part].attempts += 1
             if flights[part].attempts >= ATTEMPTS:
                 raise CpsolveError(
@@ -268,7 +390,7 @@ def run_parallel(
                     f"(last {_describe(status)})",
                     exit_code=1,
                 )
-            todo.appendleft(part)
+            todo.extendleft(reversed(dead.queued))
         if todo:
             fresh = _spawn(problem, backend, deadline, pool)
             pool.append(fresh)
@@ -278,18 +400,24 @@ def run_parallel(
     """Worker pid -> when it found nothing left to take: the run's idle tail, which balancing shrinks."""
 
     def give(w: _Worker) -> None:
-        if not todo:
+        """Top up a worker's queue: a part to run and, while there are more parts than workers, the next
+        one. The next part waits in the worker's pipe, so the worker starts it the moment it is done
+        with the one before, without waiting for this process: the parent is often busy counting a
+        batch of solutions (4 ms for 256 on Bedlam), and workers waiting for it between parts lost
+        0.08 s of the Tetris Cube's 2.5 s on two workers."""
+        while len(w.queued) < PREFETCH and todo and (not w.queued or len(todo) > len(pool)):
+            if not _assign(w, todo, parts, flights, budget_of):
+                replace(w)
+                return
+        if not w.queued:
             idle_since.setdefault(w.pid, time.perf_counter())
-        elif not _assign(w, todo, parts, flights, budget_of):
-            replace(w)
 
     try:
         for _ in range(min(workers, len(todo))):
             pool.append(_spawn(problem, backend, deadline, pool))
         for w in list(pool):
             give(w)
-        # An idle worker is given the next part at once, so parts wait only while every worker is busy.
-        while busy := [w for w in pool if w.part is not None]:
+        while busy := [w for w in pool if w.queued]:
             if _expired(deadline):
                 result.status = Status.TIMEOUT
                 return
@@ -302,7 +430,7 @@ def run_parallel(
                 elif isinstance(outcome, Status):
                     result.status = outcome
                     return
-                elif w.part is None:
+                elif len(w.queued) < PREFETCH:
                     give(w)
         end = time.perf_counter()
         result.details["idle_tail"] = sum(end - t for t in idle_since.values())
@@ -316,13 +444,13 @@ def _expired(deadline: float | None) -> bool:
 
 
 def _assign(w: _Worker, todo: deque[int], parts: Sequence[tuple[int, ...]], flights: dict[int, _Flight],
-            budget_of: Callable[[int], int]) -> bool:
-    """Send the next part to an idle worker; False if the worker turns out to be dead."""
+            budget_of: Budget) -> bool:
+    """Send the next part to a worker; False if the worker turns out to be dead."""
     part = todo.popleft()
     flights.setdefault(part, _Flight())
-    w.part = part
+    w.queued.append(part)
     try:
-        w.conn.send((part, parts[part], budget_of(part)))
+        w.conn.send((part, parts[part], budget_of(part, todo)))
     except OSError:
         return False
     return True
@@ -354,7 +482,7 @@ def _drain(w: _Worker, flights: dict[int, _Flight], collect: Collect, finished: 
             if stats.status != Status.COMPLETE:
                 return stats.status
             del flights[part]
-            w.part = None
+            w.queued.remove(part)
             todo.extendleft(reversed(finished(part, stats, rest_sizes)))  # given back: next in line
             return None
         if _expired(deadline):

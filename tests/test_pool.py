@@ -1,0 +1,89 @@
+"""The forked pool behind the key choice, part sizing and the design searches: results in order,
+a job's exception raised in the caller, a dead worker reported in one line, no process left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from cpsolve.errors import CpsolveError
+from cpsolve.search.parallel import forked_pool
+
+
+def _square_slowly(n: int) -> tuple[int, int]:
+    time.sleep(0.002 * (n % 4))  # uneven jobs: results arrive out of order
+    return n * n, os.getpid()
+
+
+def _fail_on_three(n: int) -> int:
+    if n == 3:
+        raise CpsolveError("three is not allowed", field="n")
+    return n
+
+
+def _die_on_two(n: int) -> int:
+    if n == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return n
+
+
+def _sleep(n: int) -> int:
+    time.sleep(n)
+    return n
+
+
+def _children() -> set[int]:
+    """This process's live child processes (Linux /proc)."""
+    me = str(os.getpid())
+    out = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == me and fields[0] != "Z":
+                out.add(int(entry))
+    return out
+
+
+def test_results_come_in_the_jobs_order_from_several_workers():
+    before = _children()
+    with forked_pool(2) as pool:
+        out = pool.map(_square_slowly, range(30))
+        lazy = list(pool.imap(_square_slowly, iter(range(7))))
+    assert [v for v, _ in out] == [n * n for n in range(30)]
+    assert [v for v, _ in lazy] == [n * n for n in range(7)]
+    pids = {pid for _, pid in out}
+    assert len(pids) == 2 and os.getpid() not in pids  # the work really ran in two other processes
+    assert _children() == before
+
+
+def test_a_jobs_exception_is_raised_in_the_caller_and_the_workers_end():
+    before = _children()
+    with pytest.raises(CpsolveError, match="three is not allowed"), forked_pool(2) as pool:
+        pool.map(_fail_on_three, range(8))
+    assert _children() == before
+
+
+def test_a_killed_worker_is_reported_not_waited_for():
+    before = _children()
+    with pytest.raises(CpsolveError, match="killed by SIGKILL") as caught, forked_pool(2) as pool:
+        pool.map(_die_on_two, range(6))
+    assert caught.value.exit_code == 1
+    assert _children() == before
+
+
+def test_leaving_imap_early_kills_the_busy_workers_at_once():
+    before = _children()
+    began = time.perf_counter()
+    with forked_pool(2) as pool:
+        for n in pool.imap(_sleep, [0, 30, 30, 30]):
+            assert n == 0
+            break
+    assert time.perf_counter() - began < 10  # not the 30 s jobs still running
+    assert _children() == before
