@@ -9,7 +9,7 @@ from conftest import run_cli
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import build_engine
 from cpsolve.search.enumeration import plan, prepare, subproblems
-from cpsolve.search.estimate import estimate, part_sizes, probe_values
+from cpsolve.search.estimate import estimate, part_sizes, probe_values, walks_per_start
 
 
 @pytest.mark.parametrize("model", ["soma", "cubissimo", "slothouber-graatsma", "t-tetracube-6x6x2"])
@@ -80,6 +80,19 @@ def test_walks_per_subproblem_equal_the_python_twin(model):
     values = probe_values(broken.problem, parts, 5, seed=3, each=True)
     assert len(values) == 5 * len(parts)
     assert values == probe_values(broken.problem, parts, 5, seed=3, compiled=False, each=True)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_each_start_with_its_own_seed_walks_as_if_alone(compiled):
+    """`reseed`: start j's walks are those of a call for it alone with seed + j (the key choice's
+    estimates, made in one call per job, must not depend on how the starts were grouped)."""
+    broken = prepare(load("t-tetracube-6x6x2")).broken
+    starts = plan(broken, 2, 8)[:12]
+    alone = [probe_values(broken.problem, [s], 4, seed=11 + j, compiled=compiled) for j, s in enumerate(starts)]
+    together = probe_values(broken.problem, starts, 4, seed=11, compiled=compiled, each=True, reseed=True)
+    assert together == [v for walks in alone for v in walks]
+    assert walks_per_start(broken.problem, starts[5:], 4, seed=16) == alone[5:]
+    assert len(set(together)) > 4  # the walks really differ: a seed that changed nothing would pass too
 
 
 @pytest.mark.parametrize("workers", [1, 2])

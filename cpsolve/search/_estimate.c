@@ -122,17 +122,21 @@ static void est_free(Est *e) {
     free(e->pcount); free(e->rem); free(e->cands);
 }
 
-/* probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each]) -> list of walk totals.
+/* probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each[, reseed]]) -> walk totals.
  * `starts` is a sequence of forced-row tuples (the subproblems); each walk picks one uniformly and
  * multiplies by their number, so the mean estimates the whole tree over all of them. With `each`
  * true, every start gets `probes` walks in turn instead (start 0's first), unscaled: the sizes of the
- * subproblems one by one, from one conversion of the problem (converting it costs more than a walk). */
+ * subproblems one by one, from one conversion of the problem (converting it costs more than a walk).
+ * With `reseed` too, start j's walks draw from a generator seeded with seed + j, exactly as a call
+ * for that start alone with that seed would: the key choice estimates each kept placement with its
+ * own seed, and one call per placement spent 0.18 ms converting the problem before 10 walks of
+ * 0.05 ms each. */
 static PyObject *probes(PyObject *self, PyObject *args) {
-    int n_cells, n_probes, each = 0;
+    int n_cells, n_probes, each = 0, reseed = 0;
     unsigned long long seed;
     PyObject *piece_counts, *row_piece, *row_cells, *starts;
-    if (!PyArg_ParseTuple(args, "iOOOOiK|p", &n_cells, &piece_counts, &row_piece, &row_cells, &starts, &n_probes,
-                          &seed, &each))
+    if (!PyArg_ParseTuple(args, "iOOOOiK|pp", &n_cells, &piece_counts, &row_piece, &row_cells, &starts, &n_probes,
+                          &seed, &each, &reseed))
         return NULL;
     if (n_cells <= 0 || n_cells > 64 * MAXW) {
         PyErr_Format(PyExc_ValueError, "n_cells must be in 1..%d", 64 * MAXW);
@@ -187,6 +191,12 @@ static PyObject *probes(PyObject *self, PyObject *args) {
     if (out == NULL) goto done;
     uint64_t rng = seed ? (uint64_t)seed : 0x9E3779B97F4A7C15ULL;
     for (Py_ssize_t i = 0; i < n_out; i++) {
+        if (each && reseed && i % n_probes == 0) {
+            const uint64_t own = (uint64_t)seed + (uint64_t)(i / n_probes);
+            rng = own ? own : 0x9E3779B97F4A7C15ULL;
+        }
+        /* A call for one start alone draws a number to pick it (of one) before every walk: so does reseed. */
+        if (each && reseed) next_random(&rng);
         const Py_ssize_t which = each ? i / n_probes : (Py_ssize_t)(next_random(&rng) % (uint64_t)n_starts);
         PyObject *start = PySequence_GetItem(starts, which);
         if (start == NULL) { Py_CLEAR(out); goto done; }
@@ -211,7 +221,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"probes", probes, METH_VARARGS,
-     "probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each]) -> [estimated nodes per walk]"},
+     "probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each[, reseed]]) -> [estimated nodes "
+     "per walk]"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

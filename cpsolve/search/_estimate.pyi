@@ -9,5 +9,6 @@ def probes(
     probes: int,
     seed: int,
     each: bool = False,
+    reseed: bool = False,
     /,
 ) -> list[float]: ...

@@ -104,11 +104,13 @@ def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[
 
 
 def probe_values(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], probes: int,
-                 seed: int = DEFAULT_SEED, compiled: bool = True, each: bool = False) -> list[float]:
+                 seed: int = DEFAULT_SEED, compiled: bool = True, each: bool = False,
+                 reseed: bool = False) -> list[float]:
     """The estimate of each walk over the subproblems `starts` (each walk picks one uniformly).
 
     With `each`, every start gets `probes` walks in turn (start 0's first), each an estimate of that
-    subproblem alone: one call sizes all the parts of a run."""
+    subproblem alone: one call sizes all the parts of a run. With `reseed` too, start j's walks use
+    seed + j, the same walks as a call for that start alone with that seed (see `walks_per_start`)."""
     if compiled:
         try:
             from ._estimate import probes as c_probes
@@ -117,14 +119,28 @@ def probe_values(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], pr
         else:
             values: list[float] = c_probes(problem.n_cells, list(problem.piece_counts),
                                            [row.piece for row in problem.rows], [row.cells for row in problem.rows],
-                                           [tuple(s) for s in starts], probes, seed, each)
+                                           [tuple(s) for s in starts], probes, seed, each, reseed)
             return values
     state = [seed or DEFAULT_SEED]
     out = []
     for i in range(probes * len(starts) if each else probes):
+        if each and reseed:
+            if i % probes == 0:
+                state = [(seed + i // probes) or DEFAULT_SEED]
+            _next_random(state)  # a call for this start alone draws one to pick it (of one): so must this
         which = starts[i // probes] if each else starts[_next_random(state) % len(starts)]
         out.append((1 if each else len(starts)) * python_probe(problem, which, state))
     return out
+
+
+def walks_per_start(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], probes: int,
+                    seed: int = DEFAULT_SEED) -> list[list[float]]:
+    """`probes` walks of each start, start j's with seed + j (stratified: each kept key placement, or
+    each subproblem, gets its share and its own random numbers, so a start's walks do not depend on
+    which other starts share the call). One call for all of them: converting the problem costs as much
+    as a few walks."""
+    flat = probe_values(problem, starts, probes, seed, each=True, reseed=True) if probes > 0 else []
+    return [flat[j * probes:(j + 1) * probes] for j in range(len(starts))]
 
 
 def estimate(problem: ExactCoverProblem, starts: Sequence[Sequence[int]] = ((),), probes: int = 1000,
@@ -152,8 +168,7 @@ def subtree_estimate(problem: ExactCoverProblem, key: KeyChoice, probes_per_star
     """Estimated nodes of the search restricted by `key`: the sum over its kept placements."""
     broken = apply_key(problem, key)
     starts: list[tuple[int, ...]] = [(r,) for r in broken.key_rows] or [()]
-    return sum(statistics.fmean(probe_values(broken.problem, [s], probes_per_start, seed + i))
-               for i, s in enumerate(starts))
+    return sum(statistics.fmean(v) for v in walks_per_start(broken.problem, starts, probes_per_start, seed))
 
 
 RACE_PROBES = 10
@@ -162,7 +177,8 @@ RACE_MARGIN = 2.0
 """Candidates whose first-round estimate is within this factor of the smallest go on to the second
 round (PROBES_PER_PLACEMENT more walks each); the others are dropped. On Bedlam the rule's own key
 is estimated at a quarter of any other and the choice ends after the first round (0.65 s of walks
-down to 0.2 s on one worker, 0.13 s on two); the Tetris Cube's twelve keys span 26 M to 148 M nodes, and five go on."""
+down to 0.11 s on one worker, 0.07 s on two); the Tetris Cube's twelve keys span 26 M to 148 M nodes,
+and five go on (0.16 s on one worker, 0.10 s on two)."""
 
 
 def smallest_tree_key(problem: ExactCoverProblem, workers: int = 1) -> Callable[[Sequence[KeyChoice]], KeyChoice]:
@@ -211,7 +227,8 @@ def _estimate_shared(job: tuple[int, range, int, int]) -> list[float]:
     which, places, probes, seed = job
     broken = _BROKEN.get(which) or _BROKEN.setdefault(which, apply_key(problem, candidates[which]))
     starts: list[tuple[int, ...]] = [(r,) for r in broken.key_rows] or [()]
-    return [statistics.fmean(probe_values(broken.problem, [starts[i]], probes, seed + i)) for i in places]
+    return [statistics.fmean(v) for v in
+            walks_per_start(broken.problem, [starts[i] for i in places], probes, seed + places.start)]
 
 
 @contextmanager
@@ -222,8 +239,8 @@ def _estimator(problem: ExactCoverProblem, candidates: Sequence[KeyChoice], work
     Why forked: before a run can start, the key is chosen by estimating every candidate's tree, which
     one process does alone while the other cores wait (Bedlam: 14 candidates, 0.65 s of walks, the
     largest part of a two-worker run's serial start). One set of processes serves every round (the
-    Tetris Cube's choice: 0.19 s on one worker, 0.13 s on two with a `multiprocessing` pool per
-    round, 0.10 s so). A job is a few kept placements of one candidate, not
+    Tetris Cube's choice took 0.13 s on two workers with a `multiprocessing` pool per round, 0.12 s
+    so, 0.10 s once each job's walks became one call). A job is a few kept placements of one candidate, not
     a whole candidate: candidates differ tenfold in walks, and whole ones left one worker finishing
     alone (the second round: five candidates on two workers). The walks and their seeds are
     `subtree_estimate`'s, so the figures are the same on any number of workers."""
@@ -281,7 +298,7 @@ def estimate_run(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], pr
     """The tree over the subproblems `starts` (stratified: every subproblem gets its share of the
     walks) and the dlx engine's node rate, sampled by searching the subproblems for `sample_seconds`."""
     per = max(probes // len(starts), 2)
-    samples = [probe_values(problem, [s], per, seed + i) for i, s in enumerate(starts)]
+    samples = walks_per_start(problem, starts, per, seed)
     tree = Estimate(sum(statistics.fmean(v) for v in samples),
                     math.sqrt(sum(statistics.variance(v) / per for v in samples)), per * len(starts))
     try:
@@ -304,6 +321,11 @@ PART_PROBES = 600
 """Walks shared among a run's subproblems to size them: enough to put the few giant parts first,
 which is what keeps every worker busy to the end (Bedlam's 41 parts: 0.03 s); a giant the walks miss is split
 again when it overruns (`enumeration.OVERRUN`)."""
+FIRST_ROUND = 4
+"""Walks per part in sizing's first round, fewer when `probes` would not cover that many: with many
+parts the budget holds (the Tetris Cube's 289 parts on two workers: 2 walks each, 0.014 s of walks
+instead of 0.028 s before the pool's first part can start); parts the walks underestimate are split
+again when they overrun."""
 PART_SECONDS = 0.25
 """CPU seconds sizing may take: walks in big, deep trees (54 pieces) are slow, and sizing only orders work."""
 
@@ -314,8 +336,8 @@ def part_sizes(problem: ExactCoverProblem, parts: Sequence[Sequence[int]], probe
     measures nodes against their sum. None where the walks do not model the search (optional cells,
     ranges) or only the slow Python twin is there (sizing would then cost more than it saves).
 
-    Walks go in rounds (4 per part, then twice as many each round) until `probes` walks or `seconds`
-    are spent; the first round always completes, so every part has a size. With `workers` > 1 the
+    Walks go in rounds (FIRST_ROUND per part, then twice as many each round) until `probes` walks or
+    `seconds` are spent; the first round always completes, so every part has a size. With `workers` > 1 the
     parts are dealt out to that many forked processes (every `workers`-th part to one), each with its
     share of the walks: sizing is done before a pool's first part can start, so it would otherwise
     run on one core while the others wait (the Tetris Cube's 289 parts: 0.04 s)."""
@@ -328,7 +350,7 @@ def part_sizes(problem: ExactCoverProblem, parts: Sequence[Sequence[int]], probe
     if workers > 1 and len(parts) >= 2 * workers:
         return _sizes_forked(problem, parts, probes, seconds, seed, workers)
     began = time.process_time()
-    sums, each, per, rounds = [0.0] * len(parts), 0, 4, 0
+    sums, each, per, rounds = [0.0] * len(parts), 0, min(FIRST_ROUND, max(1, probes // len(parts))), 0
     while per > 0:
         flat = probe_values(problem, parts, per, seed + rounds, each=True)
         sums = [v + math.fsum(flat[i * per:(i + 1) * per]) for i, v in enumerate(sums)]
