@@ -94,7 +94,12 @@ def main() -> None:
         prepared = prepare(load(model))
         problem = prepared.broken.problem
         found: list[tuple[int, ...]] = []
-        DlxBackend().search(problem, lambda rows: found.append(rows) or len(found) >= 300)  # noqa: B023
+
+        def keep(rows: tuple[int, ...], found: list[tuple[int, ...]] = found) -> bool:
+            found.append(rows)
+            return len(found) >= 300
+
+        DlxBackend().search(problem, keep)
         canon = prepared.canonicalizer
         canon.forms(problem, found[0])
         fast = per_solution(lambda rows: canon.forms(problem, rows), found)  # noqa: B023
@@ -122,13 +127,13 @@ def main() -> None:
         recorded: dict[tuple[int, ...], list[tuple[int, ...]]] = {p: [] for p in parts}
         for part in parts:
             engine.search(recorded[part].append, forced=part)
-        whole, found = min(_cpu_found(lambda: writing_run(prepared, DlxBackend())) for _ in range(3))  # noqa: B023
+        whole, n_found = min(_cpu_found(lambda: writing_run(prepared, DlxBackend())) for _ in range(3))  # noqa: B023
         replayed, again = min(_cpu_found(lambda: writing_run(prepared, Replay(recorded))) for _ in range(3))  # noqa: B023
         classes = writing_run(prepared, Replay(recorded)).tally.unique_symmetry
-        assert found == again == sum(map(len, recorded.values())), (found, again)
+        assert n_found == again == sum(map(len, recorded.values())), (n_found, again)
         label = model + ("" if sym else " --no-symmetry-breaking")
-        lines.append(f"| {label} | {found} | {classes} | {alone:.2f} | {whole:.2f} "
-                     f"| {1e6 * (whole - alone) / found:.1f} | {1e6 * replayed / found:.1f} |")
+        lines.append(f"| {label} | {n_found} | {classes} | {alone:.2f} | {whole:.2f} "
+                     f"| {1e6 * (whole - alone) / n_found:.1f} | {1e6 * replayed / n_found:.1f} |")
         print(lines[-1], flush=True)
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {OUT}")

@@ -20,6 +20,7 @@ import platform
 import statistics
 import time
 from datetime import UTC, datetime
+from importlib.metadata import version
 from pathlib import Path
 
 import distributed
@@ -56,8 +57,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     rounds = parser.parse_args().rounds
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  silence_logs=logging.ERROR) as running:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
+                                  dashboard_address=":0", silence_logs=logging.ERROR) as running:
         warm = running.scheduler_address
         variants = [("1 process", 1, None), ("pool, 2 workers", 2, None), ("Dask, running local cluster of 2", 2, warm),
                     ("Dask, `local:2` (start-up included)", 2, "local:2")]
@@ -79,7 +80,7 @@ def main() -> None:
     lines = ["# Subproblems on a Dask cluster against the forked pool", "",
              f"Regenerate with `python benchmarks/cluster.py --rounds {rounds}` (written "
              f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC}; {platform.machine()}, Python {platform.python_version()}, "
-             f"dask {distributed.__version__}; a shared 2-vCPU machine).", "",
+             f"dask {version('distributed')}; a shared 2-vCPU machine).", "",
              "Median wall-clock seconds of `enumerate_classes` over the rounds, the variants alternating in",
              "each round; every run checked to give the reference counts. `ratio` is to the pool of 2;",
              "`parent CPU s` is this process's CPU time (all its threads: counting every solution's canonical",

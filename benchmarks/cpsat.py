@@ -79,7 +79,7 @@ def where_section() -> list[str]:
     sized = []
     for forced in parts:
         stats = dlx.search(problem, lambda rows: None, forced=forced)
-        sized.append((int(stats.details["nodes"]), stats.seconds, forced))
+        sized.append((stats.counter("nodes"), stats.seconds, forced))
     sized.sort(key=lambda s: s[0])
     lines = ["## Where the time goes (Bedlam subproblems, one process)", "",
              f"Bedlam with `--workers 2` is {len(parts)} subproblems; these are its {SAMPLE_PARTS} smallest. "
@@ -90,7 +90,7 @@ def where_section() -> list[str]:
     for nodes, dlx_seconds, forced in sized[:SAMPLE_PARTS]:
         found: list[tuple[int, ...]] = []
         stats = cpsat.search(problem, found.append, forced=forced)
-        branches, conflicts = int(stats.details["branches"]), int(stats.details["conflicts"])
+        branches, conflicts = stats.counter("branches"), stats.counter("conflicts")
         lines.append(f"| {forced} | {len(found)} | {nodes:,} | {dlx_seconds:.3f} | {stats.seconds:.2f} | {branches:,} "
                      f"| {conflicts:,} | {conflicts / nodes:.2f} | {1e6 * stats.seconds / max(conflicts, 1):.0f} "
                      f"| {_presolve_seconds(problem, forced):.2f} |")
@@ -163,7 +163,9 @@ def main() -> None:
     ap.add_argument("--no-where", action="store_true", help="leave out the in-process section")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "cpsat.md")
     opts = ap.parse_args()
-    from ortools import __version__ as ortools_version
+    from importlib.metadata import version
+
+    ortools_version = version("ortools")
 
     stamp = (f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.machine()}, {os.cpu_count()} logical CPUs, "
              f"Python {platform.python_version()}, OR-Tools {ortools_version}")

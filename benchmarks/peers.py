@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -261,7 +262,7 @@ def measure_model(model: str, extra: tuple[str, ...], peers: Path, xcover: Xcove
         export = subprocess.run([sys.executable, "-m", "cpsolve", "export", model, "--format", "xcc", "-o", str(xcc),
                                  *extra], capture_output=True, text=True, check=False)
         multiplicity = export.returncode == 0 and needs_dlx3(xcc)
-        runners = [lambda: run_cpsolve(model, extra, timeout)]
+        runners: list[Callable[[], Measured]] = [lambda: run_cpsolve(model, extra, timeout)]
         if export.returncode != 0:
             note = (export.stderr.strip().splitlines() or [""])[-1][:80]
             runners.append(lambda: Measured("Knuth DLX", "skipped", note=f"no XCC: {note}"))

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from cpsolve.puzzle.catalog import load
@@ -138,14 +139,14 @@ def collect(args: argparse.Namespace) -> list[Run]:
         for backend in [b for b in args.backends if usable(model, b)]:
             repeats = args.repeats if backend == "dlx" else 1
             add(median_run(model, backend, "enumerate", 1, repeats,
-                           lambda m=model, b=backend: enumerate_once(m, b, 1, args.timeout)))
+                           partial(enumerate_once, model, backend, 1, args.timeout)))
         if model in SPEEDUP and "dlx" in args.backends:
             add(median_run(model, "dlx", "enumerate", 2, args.repeats,
-                           lambda m=model: enumerate_once(m, "dlx", 2, args.timeout)))
+                           partial(enumerate_once, model, "dlx", 2, args.timeout)))
     for model in [m for m in FIRST_ONLY if m in args.models]:
         for backend in [b for b in args.backends if usable(model, b)]:
             add(median_run(model, backend, "first", 1, args.repeats if backend == "dlx" else 1,
-                           lambda m=model, b=backend: first_once(m, b, args.timeout)))
+                           partial(first_once, model, backend, args.timeout)))
     if "soma" in args.models:
         add(process_run("soma", args.repeats))
     return runs

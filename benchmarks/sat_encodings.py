@@ -26,6 +26,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from cpsolve.problem.cnf import ENCODINGS
 from cpsolve.puzzle.catalog import load
@@ -76,19 +77,20 @@ def tasks(encodings: list[str], solvers: list[str], timeout: float) -> list[tupl
     return out + [("enumerate", m, e, s, timeout) for m in ENUMERATE for e in encodings for s in solvers]
 
 
-def score(cells: list[dict], encoding: str, solver: str, timeout: float) -> float:
+def score(cells: list[dict[str, Any]], encoding: str, solver: str, timeout: float) -> float:
     """Sum of all times of one pair, a timeout counting as the timeout (lower is better)."""
     mine = [c for c in cells if c["encoding"] == encoding and c["solver"] == solver]
     return sum(timeout if c["seconds"] is None else c["seconds"] for c in mine)
 
 
-def fmt(cell: dict | None, timeout: float) -> str:
+def fmt(cell: dict[str, Any] | None, timeout: float) -> str:
     if cell is None:
         return "-"
     return f"> {timeout:g}" if cell["seconds"] is None else f"{cell['seconds']:.2f}"
 
 
-def markdown(cells: list[dict], encodings: list[str], solvers: list[str], timeout: float, meta: dict) -> str:
+def markdown(cells: list[dict[str, Any]], encodings: list[str], solvers: list[str], timeout: float,
+             meta: dict[str, Any]) -> str:
     index = {(c["kind"], c["model"], c["encoding"], c["solver"]): c for c in cells}
     cols = [f"first {m}" for m in FIRST] + [f"all {m}" for m in ENUMERATE]
     lines = ["# SAT encodings and solvers", "", f"`{meta['command']}`", "",

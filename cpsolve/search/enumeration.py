@@ -214,7 +214,7 @@ class _Collector:
         result = self.result
         merge_stats(result, stats, self.start)
         weighted, found = self.per_part.pop(part, (0, 0))
-        nodes = _int(stats.details.get("nodes"))
+        nodes = stats.counter("nodes")
         fresh = list(range(len(parts), len(parts) + len(stats.rest)))
         parts.extend(stats.rest)
         sizes.extend(rest_sizes)
@@ -235,10 +235,6 @@ class _Collector:
         if self.progress is not None:
             self.progress(result)
         return fresh
-
-
-def _int(value: object) -> int:
-    return int(value) if isinstance(value, (int, float)) else 0
 
 
 def enumerate_classes(

@@ -56,6 +56,12 @@ class SearchStats:
     """Subproblems given back unsearched (a `budget` ran out; status still COMPLETE): the search
     covered everything containing `forced` except the solutions containing one of these prefixes."""
 
+    def counter(self, name: str) -> int:
+        """A whole-number figure of `details` (nodes, branches, conflicts); 0 where this backend does
+        not keep it, so callers that add them up need not ask which backend ran."""
+        value = self.details.get(name)
+        return int(value) if isinstance(value, (int, float)) else 0
+
 
 class SearchRun:
     """The bookkeeping of one `Backend.search` call, the same for every backend.
