@@ -133,6 +133,23 @@ def test_every_part_once_and_the_serial_counts(scheduler):
     assert {i: sorted(r) for i, r in run.rows.items()} == {i: sorted(r) for i, r in reference.items()}
 
 
+def test_parts_that_overrun_are_split_again_on_the_cluster(scheduler, monkeypatch):
+    """With a budget of a few hundred nodes, parts searched on the cluster hand back what they had not
+    searched; the new parts run there too: many more subproblems than planned, each finished once,
+    and the reference counts (a given-back prefix searched twice, or lost, would change them)."""
+    from cpsolve.search import enumeration
+
+    monkeypatch.setattr(enumeration, "MIN_BUDGET", 300)
+    monkeypatch.setattr(enumeration, "OVERRUN", 0.5)
+    prepared = prepare(load("conway-5x5x5"))
+    engine = for_problem("dlx", prepared.problem)
+    planned = len(plan(prepared.broken, 2, engine.parts_per_worker))
+    result = enumerate_classes(prepared, engine, workers=2, cluster=scheduler)
+    assert result.status is Status.COMPLETE
+    assert (result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry) == (27456, 1144, 572)
+    assert result.subproblems == result.subproblems_done > 2 * planned
+
+
 def test_a_resumed_run_runs_only_the_parts_it_is_given(scheduler):
     prepared = prepare(load("soma"))
     parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)

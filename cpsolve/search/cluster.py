@@ -13,6 +13,12 @@ solutions reach the caller when the part ends, which the split into many small p
 and that at the deadline the parts still running are dropped: a cluster run cut short by `--timeout`
 counts the solutions of the parts it finished, where the pool also counts those streamed so far.
 
+A part that meets its node budget (`enumeration.OVERRUN` times its estimate) ends there and gives
+back its unsearched rest, sized on the worker, as new parts: they are submitted at once, with
+priorities above every part still waiting, so a giant the walks missed is shared out on the cluster
+as in the pool. The budget leaves out the pool's SHARE rule: every part is submitted at once, and
+which ones are still waiting is the scheduler's knowledge, not this process's.
+
 The problem is sent to each worker once, as the result of a task every part depends on (see
 `_share`); a worker deserializes it once and a backend keeps its engine for it across parts
 (`Backend.kept_for` compares the problem by identity). A backend registered under its name travels
@@ -47,6 +53,7 @@ from typing import Any
 from ..errors import CpsolveError
 from ..problem.placements import ExactCoverProblem
 from .backends import Backend, BackendUnavailable, SearchStats, Status, backend_class, get_backend
+from .parallel import Budget, given_back_sizes
 from .result import Collect, EnumerationResult, Finished
 
 POLL = 0.05
@@ -64,7 +71,8 @@ SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 """Dask's network protocols (a client given another scheme fails slowly and noisily, so it is refused here)."""
 INSTALL_HINT = "the cluster runner needs Dask: pip install 'cpsolve[cluster]'"
 
-PartResult = tuple[list[tuple[int, ...]], SearchStats]
+PartResult = tuple[list[tuple[int, ...]], SearchStats, list[float]]
+"""A part's solutions, its stats, and the sizes of the prefixes it gave back (`stats.rest`)."""
 
 
 def run_cluster(
@@ -77,8 +85,13 @@ def run_cluster(
     collect: Collect,
     finished: Finished,
     result: EnumerationResult,
+    budget_of: Budget = lambda part, waiting: 0,
 ) -> None:
     """Run the parts `order` names (in that order of priority) on the Dask cluster at `address`.
+
+    A part is searched for at most `budget_of(part, ())` nodes (0: no limit; every part is submitted
+    at once, so no part is known to be waiting behind another); the parts `finished` makes of what it
+    gave back are submitted at once, ahead of every part not yet started.
 
     `address` is `tcp://HOST:PORT` (any Dask address with a scheme) of a running scheduler, or
     `local:N` for N single-threaded worker processes on this machine, started here and closed again
@@ -92,7 +105,7 @@ def run_cluster(
         if not _has_workers(client, address, deadline):
             result.status = Status.TIMEOUT
             return
-        _run(client, distributed, problem, backend, parts, order, deadline, collect, finished, result)
+        _run(client, distributed, problem, backend, parts, order, deadline, collect, finished, result, budget_of)
 
 
 def parse_address(address: str) -> int | None:
@@ -211,16 +224,18 @@ _ON_WORKER: dict[str | bytes, Backend] = {}
 
 
 def _run_part(problem: ExactCoverProblem, backend: str | bytes, forced: tuple[int, ...],
-              deadline: float | None) -> PartResult:
-    """The task: every solution of one part, and its stats (runs on a worker)."""
+              deadline: float | None, budget: int = 0) -> PartResult:
+    """The task: every solution of one part, its stats, and the sizes of what it gave back if it met
+    its node `budget` (runs on a worker)."""
     if backend not in _ON_WORKER:
         _ON_WORKER[backend] = get_backend(backend) if isinstance(backend, str) else pickle.loads(backend)
     built = _ON_WORKER[backend]
     found: list[tuple[int, ...]] = []
     remaining = None if deadline is None else deadline - time.time()
     if remaining is not None and remaining <= 0:
-        return found, SearchStats(built.label, Status.TIMEOUT)
-    return found, built.search(problem, found.append, forced=forced, timeout=remaining)
+        return found, SearchStats(built.label, Status.TIMEOUT), []
+    stats = built.search(problem, found.append, forced=forced, timeout=remaining, budget=budget)
+    return found, stats, given_back_sizes(problem, stats.rest)
 
 
 def _share(client: Any, value: object, key: str) -> Any:
@@ -243,18 +258,26 @@ def _expired(deadline: float | None) -> bool:
 
 def _run(client: Any, distributed: Any, problem: ExactCoverProblem, backend: Backend,
          parts: Sequence[tuple[int, ...]], order: Sequence[int], deadline: float | None,
-         collect: Collect, finished: Finished, result: EnumerationResult) -> None:
+         collect: Collect, finished: Finished, result: EnumerationResult, budget_of: Budget) -> None:
     run = uuid.uuid4().hex
     spec = _portable(backend)
     futures: dict[Any, int] = {}
+    top = 0
+    """The highest priority given so far: what a part gives back goes above it."""
     try:
         shared = _share(client, problem, f"cpsolve-problem-{run}")
         sent = spec if isinstance(spec, str) else _share(client, spec, f"cpsolve-backend-{run}")
+
+        def submit(i: int, priority: int) -> Any:
+            future = client.submit(_run_part, shared, sent, parts[i], deadline, budget_of(i, ()),
+                                   key=f"cpsolve-part-{i}-{run}", priority=priority, retries=0)
+            futures[future] = i
+            return future
+
         # Earlier in `order` means a higher priority: the scheduler starts the largest parts first.
         for rank, i in enumerate(order):
-            future = client.submit(_run_part, shared, sent, parts[i], deadline, key=f"cpsolve-part-{i}-{run}",
-                                   priority=len(order) - rank, retries=0)
-            futures[future] = i
+            submit(i, len(order) - rank)
+        top = len(order)
         arrived = distributed.as_completed(list(futures), loop=client.loop)
         while not arrived.is_empty():
             if _expired(deadline):
@@ -269,26 +292,30 @@ def _run(client: Any, distributed: Any, problem: ExactCoverProblem, backend: Bac
                     raise _failure(future, futures[future], len(parts))
             # One request for the whole batch: fetching each result on its own costs a round trip each.
             for future, outcome in zip(batch, client.gather(batch), strict=True):
-                status = _take(futures[future], outcome, deadline, collect, finished)
+                status, fresh = _take(futures[future], outcome, deadline, collect, finished)
                 if status is not None:
                     result.status = status
                     return
+                top += len(fresh)
+                for j, i in enumerate(fresh):  # given back: ahead of every waiting part, the first first
+                    arrived.add(submit(i, top - j))
     finally:
         client.cancel(list(futures), force=True)
 
 
-def _take(i: int, outcome: PartResult, deadline: float | None, collect: Collect, finished: Finished) -> Status | None:
-    """Hand one finished part to the caller: None to go on, or the status the run ends with."""
-    rows, stats = outcome
+def _take(i: int, outcome: PartResult, deadline: float | None, collect: Collect,
+          finished: Finished) -> tuple[Status | None, Sequence[int]]:
+    """Hand one finished part to the caller: (None, the new parts made of what it gave back) to go on,
+    or (the status the run ends with, ())."""
+    rows, stats, rest_sizes = outcome
     for n, solution in enumerate(rows, 1):
         if collect(i, solution):
-            return Status.STOPPED
+            return Status.STOPPED, ()
         if n % CHECK_EVERY == 0 and _expired(deadline):
-            return Status.TIMEOUT
+            return Status.TIMEOUT, ()
     if stats.status != Status.COMPLETE:
-        return stats.status
-    finished(i, stats, ())  # no budget is sent to a cluster: nothing is given back
-    return None
+        return stats.status, ()
+    return None, finished(i, stats, rest_sizes)
 
 
 def _failure(future: Any, i: int, total: int) -> CpsolveError:

@@ -285,9 +285,10 @@ def enumerate_classes(
         return collect.finished(part, stats, rest_sizes, parts, sizes, book)
 
     def budget_of(part: int, waiting: Sequence[int]) -> int:
-        if not (sized and backend.gives_back and workers > 1):
+        if not (sized and backend.gives_back and (workers > 1 or cluster is not None)):
             return 0
-        return overrun_budget(sizes[part], math.fsum(sizes[i] for i in waiting) / (workers - 1))
+        others = math.fsum(sizes[i] for i in waiting) / (workers - 1) if workers > 1 and waiting else 0.0
+        return overrun_budget(sizes[part], others)
 
     try:
         with collect.gate.installed():
@@ -331,7 +332,7 @@ def _run(prepared: Prepared, backend: Backend, parts: Sequence[tuple[int, ...]],
     if cluster is not None:
         from .cluster import run_cluster
 
-        run_cluster(problem, backend, parts, order, cluster, deadline, collect, finished, result)
+        run_cluster(problem, backend, parts, order, cluster, deadline, collect, finished, result, budget_of)
     # With a deadline even one worker runs in a child process, which the parent kills on time: a
     # backend cannot always be stopped promptly (a SAT solver loading its clauses holds the GIL).
     elif (workers > 1 and len(order) > 1) or deadline is not None:

@@ -289,15 +289,21 @@ def _serve(conn: Connection, problem: ExactCoverProblem, backend: Backend, deadl
                 batch = _Batch(conn, part)
                 stats = backend.search(problem, batch.add, forced=forced, timeout=remaining, budget=budget)
                 batch.flush()
-                if stats.rest:
-                    rest_sizes = (part_sizes(problem, stats.rest, probes=REST_PROBES * len(stats.rest),
-                                             seconds=REST_SECONDS)
-                                  or [0.0] * len(stats.rest))
+                rest_sizes = given_back_sizes(problem, stats.rest)
             conn.send(("done", part, (stats, rest_sizes)))
         except (BrokenPipeError, EOFError, ConnectionResetError):
             return
         except Exception as exc:  # noqa: BLE001 - the parent reports it with the worker's message
             conn.send(("error", part, f"{type(exc).__name__}: {exc}"))
+
+
+def given_back_sizes(problem: ExactCoverProblem, rest: Sequence[tuple[int, ...]]) -> list[float]:
+    """Estimated nodes of the prefixes a part gave back, measured where the part ran (a worker has the
+    problem at hand, and the parent must not spend its time on walks): a few walks each, only to
+    order the queue and feed the ETA."""
+    if not rest:
+        return []
+    return part_sizes(problem, rest, probes=REST_PROBES * len(rest), seconds=REST_SECONDS) or [0.0] * len(rest)
 
 
 def _fork(serve: Callable[[Connection], None], others: Sequence[_Worker]) -> _Worker:
