@@ -57,7 +57,9 @@ class Run:
 
 
 def enumerate_once(model: str, backend: str, workers: int, timeout: float) -> dict[str, object]:
-    prepared = prepare(load(model))
+    """What `cpsolve enumerate MODEL --workers N` does once cpsolve is imported: the key choice, too,
+    runs on the N workers."""
+    prepared = prepare(load(model), workers=workers)
     result = enumerate_classes(prepared, for_problem(backend, prepared.problem), timeout=timeout, workers=workers)
     return {"status": result.status.value, "first": result.first_solution_seconds,
             "counts": tuple(result.counts().values()), "found": result.tally.unique_symmetry}
