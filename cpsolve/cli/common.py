@@ -1,0 +1,277 @@
+"""What every command of the `cpsolve` command line shares: the typer `app` they all register on,
+`main()` (signals, one-line errors, exit codes), the global --max-* options, the --timeout deadline
+and its alarm, output files, tables, and the argument and option types several commands take.
+
+The package imports this module first: `STARTED` is taken and the early signal handlers are set
+before typer and the stages below are imported, so that the deadline counts from the start and a
+Ctrl-C while importing prints no traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import math
+import os
+import signal
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Annotated
+
+STARTED = time.time()
+"""When this command started (before its imports): `--timeout` is a deadline counted from here."""
+
+
+def _quiet_exit(signum: int, _frame: object) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP while cpsolve is still importing: nothing to tidy, no traceback."""
+    os._exit(128 + signum)
+
+
+_ARGV0 = Path(sys.argv[0])
+if _ARGV0.name == "cpsolve" or _ARGV0.parts[-2:] == ("cpsolve", "__main__.py"):  # the program, not a test's import
+    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(_sig, _quiet_exit)
+
+import typer  # noqa: E402 - after the handlers above, so that an early Ctrl-C prints no traceback
+from typer import Abort  # noqa: E402
+from typer._click.exceptions import ClickException, NoArgsIsHelpError  # noqa: E402
+
+from .. import limits  # noqa: E402
+from ..errors import CpsolveError, CpsolveNotice  # noqa: E402
+
+app = typer.Typer(
+    help="Solve, count, take apart, draw and design polycube packing, burr and snake-cube puzzles; compare solver "
+    "backends on the same model.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+ModelArg = Annotated[str, typer.Argument(help="A built-in model name (see `cpsolve list`) or a puzzle file path.")]
+BackendOpt = Annotated[
+    str,
+    typer.Option("--backend", "-b",
+                 help="Solver backend; auto = dlx for packings, sat for chains (`cpsolve backends`)."),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option("--workers", "-w", min=1, max=limits.MAX_WORKERS, show_default="all cores",
+                 help="Processes to split the search over."),
+]
+TimeoutOpt = Annotated[
+    float | None, typer.Option(help="Give up after this many seconds.", callback=lambda v: _check_timeout(v))
+]
+
+
+OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "--encoding", "format": "--format",
+                "timeout": "--timeout", "unit": "--unit", "clearance": "--clearance", "solutions": "--with-solutions",
+                "view": "--view", "cluster": "--cluster"}
+"""Core errors name a concept; on the command line it is the option that sets it."""
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_stopped_by: list[int] = []
+"""The stop signals received, so that the exit status says which (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+
+
+def _stop(signum: int, _frame: object) -> None:
+    """SIGTERM and SIGHUP end a run exactly like Ctrl-C: incomplete summary, consistent file, no orphans."""
+    _stopped_by.append(signum)
+    raise KeyboardInterrupt
+
+
+_runs: list[float] = []
+"""When each `main()` of this process started."""
+
+
+def _notice(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+    """Warnings from the stages below (which never print) as one line on stderr."""
+    label = "note" if issubclass(category, CpsolveNotice) else "warning"
+    print(f"cpsolve: {label}: {message}", file=sys.stderr)
+
+
+def _exit_status(code: int) -> int:
+    return 128 + _stopped_by[-1] if code == 130 and _stopped_by else code
+
+
+def main() -> None:
+    """Run the command line; every failure is one line on stderr and an exit status, never a traceback.
+
+    2: bad input (a file, an option); 1: a failure while running; 130/143/129: stopped by Ctrl-C,
+    SIGTERM, SIGHUP. Set CPSOLVE_DEBUG=1 to see the traceback of an unexpected error.
+    """
+    global STARTED
+    if _runs:  # a later run in the same process (tests): its deadline counts from now, not from the import
+        STARTED = time.time()
+    _runs.append(STARTED)
+    if sys.stdout is None:  # started with stdout closed (`>&-`): every command's answer would be lost
+        print("cpsolve: error: standard output is closed", file=sys.stderr)
+        sys.exit(1)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, _stop)
+    warnings.showwarning = _notice
+    try:
+        try:
+            code = app(standalone_mode=False)
+        finally:
+            _alarm_off()
+        _flush_stdout()
+    except CpsolveError as exc:
+        if exc.where is None and exc.field in OPTION_NAMES:
+            exc = CpsolveError(exc.message, field=OPTION_NAMES[exc.field], exit_code=exc.exit_code)
+        _fail(str(exc), exc.exit_code)
+    except NoArgsIsHelpError as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except ClickException as exc:
+        _fail(" ".join(exc.format_message().split()), exc.exit_code)
+    except Abort:
+        _fail("aborted", 1)
+    except _PreparationDeadline as exc:
+        _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        sys.exit(_exit_status(130))
+    except MemoryError:
+        _fail("out of memory (a smaller puzzle, or the --max-* limits, keep a run within the machine's memory)", 1)
+    except OSError as exc:
+        if os.environ.get("CPSOLVE_DEBUG"):
+            raise
+        output = "cannot write the output: " if exc.errno in _OUTPUT_ERRORS else ""
+        where = f"{exc.filename}: " if exc.filename else output
+        _fail(f"{where}{exc.strerror or exc}", 1)
+    except Exception as exc:
+        if os.environ.get("CPSOLVE_DEBUG"):
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (CPSOLVE_DEBUG=1 shows where)", 1)
+    sys.exit(_exit_status(code if isinstance(code, int) else 0))
+
+
+_OUTPUT_ERRORS = {errno.EPIPE, errno.ENOSPC, errno.EIO}
+"""stdout (or stderr) closed early, or on a full or failing device."""
+
+
+def _flush_stdout() -> None:
+    """Write what is buffered for stdout now, while a failure (a closed pipe, a full disk) can still be
+    reported in one line, rather than by the interpreter's shutdown."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def _fail(message: str, code: int) -> None:
+    # A file can put anything in a name or a key ("\r", "\n", escape sequences): shown escaped, so
+    # that the message stays one line and cannot rewrite the terminal.
+    message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+    try:
+        sys.stderr.write(f"cpsolve: error: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        _flush_stdout()
+    except (OSError, ValueError):
+        # stdout is closed or full: what it still holds cannot be written; point it at /dev/null so
+        # that the interpreter's final flush does not print a traceback of its own.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    sys.exit(_exit_status(code))
+
+
+@app.callback()
+def _limits(
+    max_cells: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_CELLS", show_default=str(
+        limits.Limits.max_cells), help="Largest container (cells; a chain's cubes).")] = None,
+    max_placements: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_PLACEMENTS", show_default=str(
+        limits.Limits.max_placements), help="Most placements, estimated before they are generated.")] = None,
+    max_file_bytes: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_FILE_BYTES", show_default=str(
+        limits.Limits.max_file_bytes), help="Largest puzzle file.")] = None,
+    max_yaml_nodes: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_YAML_NODES", show_default=str(
+        limits.Limits.max_yaml_nodes), help="Largest YAML document, aliases expanded (nodes + characters).")] = None,
+    max_yaml_depth: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_YAML_DEPTH", show_default=str(
+        limits.Limits.max_yaml_depth), help="Deepest YAML nesting.")] = None,
+    max_drawing: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_DRAWING", show_default=str(
+        limits.Limits.max_drawing), help="Largest drawing (bounding-box cells) for solve and show.")] = None,
+) -> None:
+    """Solve, count and compare solvers on polycube packing and snake-cube puzzles.
+
+    The --max-* options bound what a puzzle file may ask for, checked before anything is built.
+    """
+    limits.configure(max_cells=max_cells, max_placements=max_placements, max_file_bytes=max_file_bytes,
+                     max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing)
+
+
+def _check_timeout(value: float | None) -> float | None:
+    """`--timeout` is a deadline: a finite number of seconds > 0 (nan, inf, 0 are typos)."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise CpsolveError(f"must be a finite number of seconds > 0, not {value:g}", field="--timeout")
+    return value
+
+
+class _PreparationDeadline(Exception):
+    """Not a CpsolveError, so that no layer on the way adds a file name to it: the file is not at fault."""
+
+
+def _alarm_at_deadline(timeout: float | None) -> None:
+    """Loading and preparing a big puzzle (placements, symmetry) can outlast `--timeout` before any
+    search starts; an alarm at the deadline ends that in one line. `_alarm_off` once the search begins.
+
+    The alarm rings again every ALARM_REPEAT seconds after the deadline: an exception raised by a
+    signal handler while Python runs a destructor or a weakref callback is printed and dropped, and a
+    single alarm that landed there let a 27x27x27 preparation run on for minutes (seen once in a few
+    runs of tests/test_deadline.py)."""
+    if timeout is None:
+        return
+
+    def ring(_signum: int, _frame: object) -> None:
+        raise _PreparationDeadline(f"--timeout: the deadline ({timeout:g} s) passed while preparing the puzzle, "
+                                   "before the search began")
+
+    signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, _remaining(timeout) or 1e-3, ALARM_REPEAT)
+
+
+ALARM_REPEAT = 0.2
+"""Seconds between the preparation deadline's alarms once it has passed."""
+
+
+def _alarm_off() -> None:
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _remaining(timeout: float | None) -> float | None:
+    """What is left of `--timeout` after importing, loading and preparing: the deadline counts from
+    the command's start, so that `--timeout S` ends the whole command within S + about a second."""
+    return None if timeout is None else max(timeout - (time.time() - STARTED), 1e-3)
+
+
+def default_workers() -> int:
+    """All cores this process may use (cgroup/affinity aware where the platform says)."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:
+    """Open an output file before the run, so that a bad destination fails before any work is done."""
+    if path is None:
+        return None
+    try:
+        return path.open(mode, encoding="utf-8")
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
+
+
+def _close_output(sink: IO[str], path: Path | None) -> None:
+    try:
+        sink.close()
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path), exit_code=1) from None
+
+
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        typer.echo("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+

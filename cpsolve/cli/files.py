@@ -1,0 +1,134 @@
+"""The commands that convert files: import (BurrTools to a puzzle file), export (for an external
+solver, BurrTools or a 3-D printer) and decode (a SAT solver's answer to an exported CNF).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import CpsolveError
+from .common import ModelArg, app
+
+
+@app.command("import")
+def import_cmd(
+    file: Annotated[Path, typer.Argument(help="A BurrTools .xmpuzzle file (gzip or plain XML).")],
+    problem: Annotated[int, typer.Option("--problem", min=0, help="Which problem of the file (0-based).")] = 0,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="The YAML file to write (default: stdout).")]
+    = None,
+    check: Annotated[bool, typer.Option("--check", help="Check every assembly stored in the file.")] = False,
+) -> None:
+    """Convert a problem of a BurrTools file to a cpsolve puzzle file (cube grid only); with --check,
+    verify that each stored assembly covers the result exactly."""
+    from ..puzzle.burrtools import (
+        assembly_pieces,
+        check_assembly,
+        parse_xmpuzzle,
+        puzzle_data,
+        read_xmpuzzle,
+        to_yaml,
+    )
+
+    puzzle = read_xmpuzzle(file, problem)
+    bf = parse_xmpuzzle(file)
+    text = to_yaml(puzzle_data(bf, problem))
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
+    prob = bf.problems[problem]
+    counts = ", ".join(f"{n} {what}" for n, what in ((prob.assemblies, "assemblies"), (prob.solutions, "solutions"))
+                       if n is not None)
+    stored = f"; BurrTools stored {counts}" if counts else ""
+    where = f"written to {output}" if output else "written to stdout"
+    typer.echo(f"{puzzle.name}: {len(puzzle.pieces)} pieces, {len(puzzle.container)} cells "
+               f"({len(puzzle.optional)} optional){stored}; {where}", err=True)
+    if check:
+        for k, assembly in enumerate(prob.stored):
+            if (why := check_assembly(puzzle, assembly_pieces(bf, problem, assembly))) is not None:
+                raise CpsolveError(f"stored assembly {k} is not a solution: {why}", where=str(file),
+                                   field=f"problems.{problem}.solutions", exit_code=1)
+        typer.echo(f"{len(prob.stored)} stored assemblies checked: each covers the result exactly", err=True)
+
+
+@app.command("export")
+def export_cmd(
+    model: ModelArg,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The file to write.")],
+    fmt: Annotated[
+        str, typer.Option("--format", help="dimacs (CNF, any SAT solver), xcc (Knuth's DLX), xmpuzzle (BurrTools) "
+                          "or stl (pieces to print).")
+    ] = "dimacs",
+    with_solutions: Annotated[
+        Path | None, typer.Option(help="xmpuzzle: also store these solutions (a JSON-lines file of `enumerate`).")
+    ] = None,
+    encoding: Annotated[str | None, typer.Option(help="Cardinality encoding of the CNF (pysat's names).")] = None,
+    symmetry_breaking: Annotated[bool, typer.Option(help="Export the symmetry-broken problem.")] = True,
+    unit: Annotated[float, typer.Option("--unit", min=0.1, help="stl: cube size in millimetres.")] = 10.0,
+    clearance: Annotated[float, typer.Option(min=0.0, help="stl: gap between printed pieces, in millimetres.")] = 0.0,
+) -> None:
+    """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC;
+    or its pieces as STL solids for a 3-D printer (-o names a folder; one file per piece)."""
+    from .. import api
+    from ..puzzle.catalog import load
+
+    if with_solutions is not None and fmt != "xmpuzzle":
+        raise CpsolveError("only the xmpuzzle format stores solutions", field="--with-solutions")
+    puzzle = load(model)
+    solutions = api.read_solutions(with_solutions) if with_solutions is not None else []
+    data = api.export(puzzle, fmt, symmetry_breaking=symmetry_breaking, encoding=encoding,  # type: ignore[call-overload]
+                      solutions=solutions, unit=unit, clearance=clearance)
+    try:
+        if isinstance(data, dict):  # stl: one file per piece in the folder -o names
+            output.mkdir(parents=True, exist_ok=True)
+            for name, solid in data.items():
+                (output / name).write_bytes(solid)
+        elif isinstance(data, bytes):
+            output.write_bytes(data)
+        else:
+            output.write_text(data, encoding="utf-8")
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(exc.filename or output)) from None
+    if fmt == "stl":
+        copies = sum(p.count for p in puzzle.pieces)
+        what = (f"{len(data)} STL files written to {output} ({copies} pieces to print, {unit:g} mm cubes, "
+                f"clearance {clearance:g} mm)")
+    elif fmt == "xmpuzzle":
+        what = f"{len(puzzle.pieces)} pieces and {len(solutions)} solutions written to {output} (BurrTools xmpuzzle)"
+    else:
+        what = f"{'symmetry-broken ' if symmetry_breaking else ''}problem written to {output} ({fmt})"
+    typer.echo(f"{puzzle.name}: {what}", err=True)
+
+
+@app.command()
+def decode(
+    model: ModelArg,
+    cnf_file: Annotated[Path, typer.Argument(help="The CNF written by `cpsolve export --format dimacs`.")],
+    solver_output: Annotated[Path, typer.Argument(help="The SAT solver's output (s and v lines).")],
+) -> None:
+    """Check a SAT solver's answer to an exported CNF and draw the solution.
+
+    Exit 0: a verified solution (drawn). Exit 1: the solver said UNSATISFIABLE or UNKNOWN. Exit 2: the
+    files were rejected (another model or options, edited CNF, malformed output, a wrong assignment).
+    """
+    from ..output.exchange import decode as decode_answer
+    from ..output.solutions import labelled, rows_as_placements
+    from ..output.text import draw
+    from ..puzzle.catalog import load
+    from ..puzzle.loader import read_text
+    from ..search.enumeration import prepare
+
+    prepared = prepare(load(model))
+    result = decode_answer(prepared, read_text(cnf_file), str(cnf_file), read_text(solver_output), str(solver_output))
+    if result.problem is None:
+        typer.echo(result.status)
+        raise typer.Exit(1)
+    typer.echo(draw(labelled(result.problem, rows_as_placements(result.problem, result.rows))))
+    typer.echo(f"\nverified: the answer satisfies every clause of {cnf_file} and is a solution of {prepared.name}",
+               err=True)
