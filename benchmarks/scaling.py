@@ -23,7 +23,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -117,9 +119,9 @@ def _started(r: dict[str, Any]) -> float:
     return float(r["prepare_seconds"]) + float(r["seconds"])
 
 
-def workers_section(work: Path) -> list[str]:
+def workers_section(work: Path, repeats: int = REPEATS) -> list[str]:
     lines = ["## Two workers against one, and the machine's own ceiling", "",
-             f"Each kind of run {REPEATS} times, alternating; the fastest of each is shown. `speed-up` = one "
+             f"Each kind of run {repeats} times, alternating; the fastest of each is shown. `speed-up` = one "
              "worker's wall / this run's wall, for three spans of the same process: `wall` is the whole process "
              "(interpreter start, imports, preparation, enumeration, exit); `after start-up` is the command's own "
              "work once cpsolve is imported (`prepare_seconds` + `seconds` of `--json`: loading and preparing the "
@@ -133,7 +135,7 @@ def workers_section(work: Path) -> list[str]:
              "| its speed-up | idle tail s | subproblems | counts |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for model in ("bedlam", "tetris-cube"):
-        one, two, pair_wall = fastest([model], work, REPEATS)
+        one, two, pair_wall = fastest([model], work, repeats)
         ceiling = 2 * float(one["wall"]) / pair_wall
         lines.append(f"| {model} | 1 worker | {one['wall']:.2f} | {one['cpu']:.2f} | 1.00 | {_started(one):.2f} | 1.00 "
                      f"| {one['seconds']:.2f} | 1.00 | | {one['subproblems']} | {counts(one)} |")
@@ -196,9 +198,12 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="leave out the Bedlam runs without symmetry breaking")
     ap.add_argument("--only", choices=sorted(SECTIONS), help="run this section again, keep the file's others")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "scaling.md")
+    ap.add_argument("--repeats", type=int, default=REPEATS, help="rounds of the workers section (the fastest is kept)")
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="cpsolve-scaling-"))
-    makers = {"workers": workers_section, "bedlam": bedlam_section, "family": family_section}
+    makers: dict[str, Callable[[Path], list[str]]] = {
+        "workers": partial(workers_section, repeats=opts.repeats), "bedlam": bedlam_section, "family": family_section}
+    again = f" --repeats {opts.repeats}" if opts.repeats != REPEATS else ""
     stamp = (f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.machine()}, {os.cpu_count()} logical CPUs, "
              f"Python {platform.python_version()}")
     if opts.only:
@@ -207,12 +212,13 @@ def main() -> None:
         stale = f"Section `{opts.only}` rerun with"
         text = "\n\n".join(b for b in text.split("\n\n") if not b.startswith(stale))
         text = text.replace("\n\nRegenerate", f"\n\nSection `{opts.only}` rerun with `python benchmarks/scaling.py "
-                            f"--only {opts.only}` ({stamp}).\n\nRegenerate", 1)
+                            f"--only {opts.only}{again}` ({stamp}).\n\nRegenerate", 1)
         opts.out.write_text(text)
         print(f"wrote {opts.out}", file=sys.stderr)
         return
     lines = ["# Long runs at scale", "",
-             f"Regenerate with `python benchmarks/scaling.py{' --quick' if opts.quick else ''}` (written {stamp}). "
+             f"Regenerate with `python benchmarks/scaling.py{' --quick' if opts.quick else ''}{again}` "
+             f"(written {stamp}). "
              "Every row is one `cpsolve enumerate MODEL --json` process, one after another; CPU = the process "
              "and its workers.", ""]
     for name in ("workers", "bedlam", "family"):

@@ -2,8 +2,9 @@
 
 Everything here is importable from `cpsolve` itself (`cpsolve.__all__` lists it) and is what the
 command line does, one function per thing, built on the stages below (this module only strings
-them together, as `cli.py` does). Errors are raised as `CpsolveError` (bad input: `exit_code` 2; a
-failure while running: 1); nothing here prints, and notices stay `CpsolveNotice` warnings.
+them together, as the command line, `cpsolve/cli/`, does). Errors are raised as `CpsolveError`
+(bad input: `exit_code` 2; a failure while running: 1); nothing here prints, and notices stay
+`CpsolveNotice` warnings.
 
 >>> import cpsolve
 >>> soma = cpsolve.load("soma")
