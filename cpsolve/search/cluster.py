@@ -173,7 +173,19 @@ def _tracker_running() -> bool:
 
 
 def _stop_tracker() -> None:
-    """Stop the resource tracker this run started, so that the run leaves no child process behind."""
+    """Stop the resource tracker this run started, so that the run leaves no child process behind.
+
+    A tracker that stops unlinks every semaphore still registered with it, and the owners' own
+    finalizers then fail at interpreter exit, printing FileNotFoundError tracebacks (seen after a
+    nanny had restarted a dead worker: the queue it made for the new one outlives the cluster). Those
+    finalizers are run first, which unlinks and unregisters the same semaphores quietly."""
+    from multiprocessing import util
+
+    registry = getattr(util, "_finalizer_registry", {})  # private, like `_stop`: if it is gone, skip this
+    for finalizer in list(registry.values()):
+        if getattr(getattr(finalizer, "_callback", None), "__qualname__", "") == "SemLock._cleanup":
+            with contextlib.suppress(OSError):
+                finalizer()
     stop = getattr(resource_tracker._resource_tracker, "_stop", None)  # private: if it is gone, nothing stops
     if stop is not None:
         with contextlib.suppress(Exception):
