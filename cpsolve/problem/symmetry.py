@@ -183,6 +183,12 @@ class BrokenProblem:
     """Indices in `problem.rows` of the kept key placements (empty without a key)."""
     weights: tuple[int, ...]
 
+    @property
+    def starts(self) -> list[tuple[int, ...]]:
+        """Forced-row prefixes that partition the search: one per kept key placement, or the whole
+        problem. The run's subproblems and the key choice's estimates both start from these."""
+        return [(r,) for r in self.key_rows] or [()]
+
     def weight_of(self, solution_rows: Sequence[int]) -> int:
         """How many assemblies (rotated copies distinct) the solution stands for."""
         if not self.key_rows:

@@ -71,7 +71,7 @@ def prepare(puzzle: Puzzle, symmetry_breaking: bool = True, workers: int = 1) ->
 
 def subproblems(broken: BrokenProblem) -> list[tuple[int, ...]]:
     """Forced-row prefixes that partition the search: one per kept key placement, or the whole."""
-    return [(r,) for r in broken.key_rows] or [()]
+    return broken.starts
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

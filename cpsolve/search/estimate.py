@@ -167,8 +167,7 @@ def subtree_estimate(problem: ExactCoverProblem, key: KeyChoice, probes_per_star
                      seed: int = DEFAULT_SEED) -> float:
     """Estimated nodes of the search restricted by `key`: the sum over its kept placements."""
     broken = apply_key(problem, key)
-    starts: list[tuple[int, ...]] = [(r,) for r in broken.key_rows] or [()]
-    return sum(statistics.fmean(v) for v in walks_per_start(broken.problem, starts, probes_per_start, seed))
+    return sum(statistics.fmean(v) for v in walks_per_start(broken.problem, broken.starts, probes_per_start, seed))
 
 
 RACE_PROBES = 10
@@ -225,8 +224,10 @@ def _estimate_shared(job: tuple[int, range, int, int]) -> list[float]:
     assert _SHARED is not None, "set before the workers were forked"
     problem, candidates = _SHARED
     which, places, probes, seed = job
-    broken = _BROKEN.get(which) or _BROKEN.setdefault(which, apply_key(problem, candidates[which]))
-    starts: list[tuple[int, ...]] = [(r,) for r in broken.key_rows] or [()]
+    broken = _BROKEN.get(which)
+    if broken is None:
+        broken = _BROKEN[which] = apply_key(problem, candidates[which])
+    starts = broken.starts
     return [statistics.fmean(v) for v in
             walks_per_start(broken.problem, [starts[i] for i in places], probes, seed + places.start)]
 

@@ -107,8 +107,8 @@ def forked_pool(workers: int) -> Iterator[ForkedPool]:
 
     Why not `multiprocessing.Pool` (what this used before): starting and joining one cost 25 ms
     (its three handler threads, its queues and their locks), a tenth of the key choice it served on
-    Bedlam and serial in every run; a worker killed by the kernel left `map` waiting for ever; and its
-    semaphores were seen to print tracebacks at interpreter exit. These are the run's own workers
+    Bedlam and serial in every run; and a worker killed by the kernel left `map` waiting for ever.
+    These are the run's own workers
     (`_fork`): a pipe each, SIGINT ignored, killed with their parent. A pool that ran to the end is
     told to stop; one left early (an exception, a consumer that stopped reading `imap`) is killed.
     """
@@ -165,11 +165,11 @@ class ForkedPool:
         for _ in range(max(1, workers)):
             self.workers.append(_fork(_serve_jobs, self.workers))
 
-    def map(self, fn: Callable[[A], R], jobs: Iterable[A], chunksize: int = 1) -> list[R]:
-        """fn(job) for every job, in order (`chunksize` is accepted for `multiprocessing` callers)."""
-        return list(self.imap(fn, jobs, chunksize))
+    def map(self, fn: Callable[[A], R], jobs: Iterable[A]) -> list[R]:
+        """fn(job) for every job, in order."""
+        return list(self.imap(fn, jobs))
 
-    def imap(self, fn: Callable[[A], R], jobs: Iterable[A], chunksize: int = 1) -> Iterator[R]:
+    def imap(self, fn: Callable[[A], R], jobs: Iterable[A]) -> Iterator[R]:
         """fn(job) for every job, in the jobs' order, as they are done; an idle worker takes the next job
         at once (jobs are read from `jobs` only as workers become free)."""
         source = iter(jobs)
@@ -192,13 +192,13 @@ class ForkedPool:
 
         for w in self.workers:
             give(w)
-        while yielded < sent or not exhausted:
+        while True:
             while yielded in done:
                 yielded += 1
                 yield done.pop(yielded - 1)
             busy = [w for w in self.workers if w.part is not None]
-            if not busy:
-                break
+            if not busy:  # every job sent has come back, and none is left to send
+                return
             for conn in wait([w.conn for w in busy]):
                 w = next(w for w in busy if w.conn is conn)
                 try:
@@ -212,9 +212,6 @@ class ForkedPool:
                 done[index] = payload  # fn(job), sent back as it was
                 w.part = None
                 give(w)
-        while yielded in done:
-            yielded += 1
-            yield done.pop(yielded - 1)
 
     def close(self, kill: bool) -> None:
         """Stop the workers: idle ones are told to end, busy ones (and all, with `kill`) are killed."""

@@ -179,7 +179,7 @@ def search(work: Iterable[Job], pool: dict[str, Shape], *, backend: str = "auto"
 
     with forked_pool(workers) as pool_:
         args = ((job.box, job.pieces, pool, backend, timeout) for job in work)
-        yield from pool_.imap(_judge_args, args, chunksize=4)
+        yield from pool_.imap(_judge_args, args)
 
 
 def _judge_args(args: tuple[tuple[int, int, int], tuple[tuple[str, int], ...], dict[str, Shape], str,

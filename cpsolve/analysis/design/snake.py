@@ -326,7 +326,7 @@ def _map_parts(graph: BoxGraph, parts: list[tuple[tuple[int, ...], int]], walker
 
     with forked_pool(workers) as pool:
         jobs = [(graph, prefix, walker) for prefix, _ in parts]
-        for (_, weight), tally in zip(parts, pool.imap(_run_part, jobs, chunksize=1), strict=True):
+        for (_, weight), tally in zip(parts, pool.imap(_run_part, jobs), strict=True):
             yield tally, weight
 
 
@@ -522,7 +522,7 @@ def sample(graph: BoxGraph, count: int, rng: random.Random, max_nodes: int = 0, 
     from ...search.parallel import forked_pool
 
     with forked_pool(workers) as pool:
-        yield from pool.imap(_judge_job, ((graph, s, max_nodes) for s in sequences), chunksize=1)
+        yield from pool.imap(_judge_job, ((graph, s, max_nodes) for s in sequences))
 
 
 def _judge_job(job: tuple[BoxGraph, int, int]) -> Draw:
