@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
@@ -181,15 +180,13 @@ def _has_colour(img, color: str, tol: int = 12) -> bool:
                for n in (0, 2, 4))
 
 
-def test_png_has_every_piece_colour_and_a_4x4x4_draws_fast(bedlam_solution: dict) -> None:
+def test_png_has_every_piece_colour(bedlam_solution: dict) -> None:
+    """(How long it takes is measured by benchmarks/pictures.py, not here.)"""
     from cpsolve.puzzle.catalog import load
 
     colors = {p.name: p.color for p in load("bedlam").pieces}
     shown = {p.label: p.color for p in parts_of(bedlam_solution, colors)}
-    start = time.perf_counter()
     data = pictures.encode(pictures.draw_solution(bedlam_solution, colors, title="bedlam"), "png")
-    seconds = time.perf_counter() - start
-    assert seconds < 0.3, f"{seconds:.3f} s"
     img = _png(data)
     assert 250 < img.width < 800 and 250 < img.height < 800
     assert img.getpixel((1, 1)) == (255, 255, 255)
