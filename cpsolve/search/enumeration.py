@@ -439,7 +439,7 @@ def split(problem: ExactCoverProblem, forced: tuple[int, ...]) -> list[tuple[int
             live |= by_piece[p]
     for c in covered:
         live &= ~by_cell[c]
-    fewest, n_fewest = -1, math.inf
+    fewest, n_fewest = 0, math.inf  # always replaced: a free required cell exists (checked above)
     for c in problem.required:  # the first cell with the fewest live rows, in the engine's order
         if c not in covered and (n := (by_cell[c] & live).bit_count()) < n_fewest:
             fewest, n_fewest = by_cell[c] & live, n

@@ -108,9 +108,9 @@ def forked_pool(workers: int) -> Iterator[ForkedPool]:
     Why not `multiprocessing.Pool` (what this used before): starting and joining one cost 25 ms
     (its three handler threads, its queues and their locks), a tenth of the key choice it served on
     Bedlam and serial in every run; and a worker killed by the kernel left `map` waiting for ever.
-    These are the run's own workers
-    (`_fork`): a pipe each, SIGINT ignored, killed with their parent. A pool that ran to the end is
-    told to stop; one left early (an exception, a consumer that stopped reading `imap`) is killed.
+    These are the run's own workers (`_fork`): a pipe each, SIGINT ignored, killed with their parent.
+    A pool that ran to the end is told to stop; one left early (an exception, a consumer that stopped
+    reading `imap`) is killed.
     """
     pool = ForkedPool(workers)
     try:
@@ -370,8 +370,8 @@ def run_parallel(
     Each solution goes to `collect(part, rows)` in arrival order, once per part even when the part is
     run again on a fresh worker; `finished(part, stats, rest_sizes)` once the part is complete. A part
     is searched for at most `budget_of(part, waiting)` nodes (0: no limit; `waiting` are the parts not
-    yet handed out when it is); the parts `finished` makes of what
-    it gave back (`parts` grows by them) run next. Returns with
+    yet handed out when it is); the parts `finished` makes of what it gave back (`parts` grows by
+    them) run next. Returns with
     `result.status` COMPLETE, STOPPED (the collector said so) or TIMEOUT (the deadline, a
     `time.time()` value, passed); KeyboardInterrupt propagates. Every worker is gone when it returns
     or raises.
