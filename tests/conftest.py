@@ -1,8 +1,10 @@
-"""Shared helpers: run the real command line in a subprocess, as a user would."""
+"""Shared helpers: run the real command line in a subprocess, as a user would, and find the processes a run
+leaves (Linux /proc)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +41,39 @@ def write_puzzle(tmp_path: Path):
         return path
 
     return write
+
+
+def children(pid: int | None = None, zombies: bool = False) -> list[int]:
+    """The live child processes of `pid` (this process by default), from each thread's /proc children file;
+    with `zombies`, those that have exited but are not reaped yet too (a run must reap what it started).
+
+    Threads come and go while a run starts or stops workers, so a thread that has ended between the
+    listing and the read is skipped rather than failing the test (it had no children to report).
+    """
+    out: list[int] = []
+    for task in Path(f"/proc/{os.getpid() if pid is None else pid}/task").glob("*"):
+        try:
+            out += [int(k) for k in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return out if zombies else [k for k in out if alive(k)]
+
+
+def descendants(pid: int, zombies: bool = False) -> list[int]:
+    """Every live process below `pid` (children, grandchildren, ...), unreaped ones too with `zombies`."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        kids = children(todo.pop(), zombies)
+        out += kids
+        todo += kids
+    return out
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie has exited: only its parent's bookkeeping is left)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

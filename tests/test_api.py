@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_json
+from conftest import descendants, run_json
 
 import cpsolve
 
@@ -258,21 +258,8 @@ def test_enumeration_limit_and_unstarted_close():
 
 
 def _descendants(root: int) -> set[int]:
-    """Every live process below `root` (zombies included: an unreaped child is left behind too)."""
-    parent: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parent[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found: set[int] = set()
-    frontier = {root}
-    while frontier:
-        frontier = {pid for pid, ppid in parent.items() if ppid in frontier} - found
-        found |= frontier
-    return found
+    """Every process below `root`, zombies included: an unreaped child is left behind too."""
+    return set(descendants(root, zombies=True))
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import distributed
 import pytest
+from conftest import children
 
 from cpsolve.errors import CpsolveError
 from cpsolve.puzzle.catalog import load
@@ -51,13 +52,12 @@ def scheduler() -> Iterator[str]:
 def workers_here() -> set[int]:
     """The Dask worker processes that are children of this process (spawned by their nannies)."""
     found = set()
-    for task in Path(f"/proc/{os.getpid()}/task").glob("*"):
-        for kid in (task / "children").read_text().split():
-            try:
-                if "spawn_main" in Path(f"/proc/{kid}/cmdline").read_text():
-                    found.add(int(kid))
-            except OSError:
-                continue
+    for kid in children():
+        try:
+            if "spawn_main" in Path(f"/proc/{kid}/cmdline").read_text():
+                found.add(kid)
+        except OSError:
+            continue
     return found
 
 

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import alive, descendants
 
 from cpsolve.errors import CpsolveError
 from cpsolve.puzzle.catalog import load
@@ -26,31 +27,6 @@ from cpsolve.search.isolate import Overrun, run_isolated
 SOMA = (11520, 480, 240)
 CONWAY = (27456, 1144, 572)
 TETRIS_CUBE = (236136, 9839, 9839)
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below `pid` (children, grandchildren), from /proc."""
-    out: list[int] = []
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        for task in Path(f"/proc/{p}/task").glob("*"):
-            try:
-                kids = [int(k) for k in (task / "children").read_text().split()]
-            except OSError:
-                continue
-            out += kids
-            todo += kids
-    return out
-
-
-def alive(pid: int) -> bool:
-    """Running (a zombie has exited: only its parent's bookkeeping is left)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def wait_gone(pids: list[int], within: float) -> list[int]:

@@ -8,6 +8,7 @@ import signal
 import time
 
 import pytest
+from conftest import children
 
 from cpsolve.errors import CpsolveError
 from cpsolve.search.parallel import forked_pool
@@ -35,24 +36,8 @@ def _sleep(n: int) -> int:
     return n
 
 
-def _children() -> set[int]:
-    """This process's live child processes (Linux /proc)."""
-    me = str(os.getpid())
-    out = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[1] == me and fields[0] != "Z":
-                out.add(int(entry))
-    return out
-
-
 def test_results_come_in_the_jobs_order_from_several_workers():
-    before = _children()
+    before = set(children())
     with forked_pool(2) as pool:
         out = pool.map(_square_slowly, range(30))
         lazy = list(pool.imap(_square_slowly, iter(range(7))))
@@ -60,30 +45,30 @@ def test_results_come_in_the_jobs_order_from_several_workers():
     assert [v for v, _ in lazy] == [n * n for n in range(7)]
     pids = {pid for _, pid in out}
     assert len(pids) == 2 and os.getpid() not in pids  # the work really ran in two other processes
-    assert _children() == before
+    assert set(children()) == before
 
 
 def test_a_jobs_exception_is_raised_in_the_caller_and_the_workers_end():
-    before = _children()
+    before = set(children())
     with pytest.raises(CpsolveError, match="three is not allowed"), forked_pool(2) as pool:
         pool.map(_fail_on_three, range(8))
-    assert _children() == before
+    assert set(children()) == before
 
 
 def test_a_killed_worker_is_reported_not_waited_for():
-    before = _children()
+    before = set(children())
     with pytest.raises(CpsolveError, match="killed by SIGKILL") as caught, forked_pool(2) as pool:
         pool.map(_die_on_two, range(6))
     assert caught.value.exit_code == 1
-    assert _children() == before
+    assert set(children()) == before
 
 
 def test_leaving_imap_early_kills_the_busy_workers_at_once():
-    before = _children()
+    before = set(children())
     began = time.perf_counter()
     with forked_pool(2) as pool:
         for n in pool.imap(_sleep, [0, 30, 30, 30]):
             assert n == 0
             break
     assert time.perf_counter() - began < 10  # not the 30 s jobs still running
-    assert _children() == before
+    assert set(children()) == before
