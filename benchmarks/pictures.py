@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
 import cpsolve
-from cpsolve.output.tables import machine
+from cpsolve.output.tables import stamp
 
 MODELS = ["soma", "bedlam", "conway-5x5x5", "t-tetracube-6x6x6"]
 OUT = Path(__file__).resolve().parent.parent / "results" / "pictures.md"
@@ -51,11 +50,10 @@ def main() -> None:
         cells = sum(len(c) for c in solution.pieces.values())
         rows.append((model, len(solution.pieces), cells, timings))
         print(model, " ".join(f"{t:.1f}" for t in timings), flush=True)
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Pictures: time to draw one solution",
         "",
-        f"Regenerate with `{COMMAND}` (written {stamp} on {machine()}).",
+        f"Regenerate with `{COMMAND}` (written {stamp()}).",
         "",
         f"The first solution the dlx engine finds, drawn by `cpsolve.draw` (what `cpsolve draw` runs); "
         f"wall-clock ms, the lowest of {args.runs} runs after a warm-up run.",

@@ -16,12 +16,16 @@ def machine() -> str:
     return f"{platform.machine()}, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
+def stamp() -> str:
+    """When and where a table was written, for its heading: a figure means little without both."""
+    return f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC} on {machine()}"
+
+
 def render_markdown(rows: Sequence[ReportRow], command: str) -> str:
-    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Counts of the built-in models",
         "",
-        f"Regenerate with `{command}` (from the repository root). Written {when} on {machine()}.",
+        f"Regenerate with `{command}` (from the repository root). Written {stamp()}.",
         "Each row can be rerun alone with the command in its last column.",
         "",
         "| model | total | up to rotation | up to rotation+reflection | reference | match | backend | seconds "
