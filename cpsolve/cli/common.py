@@ -89,8 +89,10 @@ _runs: list[float] = []
 
 def _notice(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
     """Warnings from the stages below (which never print) as one line on stderr."""
+    from ..output.text import printable
+
     label = "note" if issubclass(category, CpsolveNotice) else "warning"
-    print(f"cpsolve: {label}: {message}", file=sys.stderr)
+    print(f"cpsolve: {label}: {printable(str(message))}", file=sys.stderr)
 
 
 def _exit_status(code: int) -> int:
@@ -163,7 +165,9 @@ def _flush_stdout() -> None:
 def _fail(message: str, code: int) -> None:
     # A file can put anything in a name or a key ("\r", "\n", escape sequences): shown escaped, so
     # that the message stays one line and cannot rewrite the terminal.
-    message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+    from ..output.text import printable
+
+    message = printable(message)
     try:
         sys.stderr.write(f"cpsolve: error: {message}\n")
         sys.stderr.flush()

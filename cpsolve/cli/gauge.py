@@ -28,6 +28,7 @@ def estimate(
     it meets; the mean is an unbiased estimate of the number of nodes. The time divides that by the
     engine's node rate on this puzzle, measured on a short sample of its own search.
     """
+    from ..output.text import printable
     from ..puzzle.catalog import load
     from ..search.enumeration import prepare, subproblems
     from ..search.estimate import estimate_run, modelled
@@ -38,8 +39,8 @@ def estimate(
                            exit_code=1)
     run = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
     tree = run.tree
-    typer.echo(f"{prepared.name}: about {tree.nodes:,.0f} search nodes (± {tree.stderr:,.0f}, one standard error, "
-               f"{tree.probes} walks); {prepared.broken.key.describe()}")
+    typer.echo(f"{printable(prepared.name)}: about {tree.nodes:,.0f} search nodes (± {tree.stderr:,.0f}, one standard "
+               f"error, {tree.probes} walks); {prepared.broken.key.describe()}")
     if run.seconds is None or run.nodes_per_second is None:
         typer.echo("no time estimate: the dlx engine is not built here")
     else:

@@ -150,23 +150,28 @@ def disassemble_cmd(
     if as_json:
         typer.echo(json.dumps({"puzzle": name, "index": index, **disassembly_json(found)}))
         return
+    from ..output.text import printable
+
+    def say(line: str) -> None:  # names come from the solutions file: each line shown escaped
+        typer.echo(printable(line))
+
     if found.separation is None:
         stuck = found.stuck
         assert stuck is not None
-        typer.echo(f"{name}, solution {index}: does not come apart by sliding pieces")
-        typer.echo(f"  stuck: {' '.join(stuck.pieces)} ({stuck.states} states reached, none separates them)")
+        say(f"{name}, solution {index}: does not come apart by sliding pieces")
+        say(f"  stuck: {' '.join(stuck.pieces)} ({stuck.states} states reached, none separates them)")
         for g in stuck.locked:
-            typer.echo(f"  locked together in every state reached: {' '.join(g)}")
+            say(f"  locked together in every state reached: {' '.join(g)}")
         return
     sep = found.separation
-    typer.echo(f"{name}, solution {index}: comes apart, level {found.level_text()} "
-               f"({sep.total_moves()} moves in all, {found.states} states searched)")
+    say(f"{name}, solution {index}: comes apart, level {found.level_text()} "
+        f"({sep.total_moves()} moves in all, {found.states} states searched)")
     number = 0
     for step in sep.steps():
-        typer.echo(f"{' '.join(step.pieces)}: {len(step.moves)} move{'s' if len(step.moves) != 1 else ''}")
+        say(f"{' '.join(step.pieces)}: {len(step.moves)} move{'s' if len(step.moves) != 1 else ''}")
         for m in step.moves:
             number += 1
-            typer.echo(f"  {number:>4}. {m.text()}")
+            say(f"  {number:>4}. {m.text()}")
 
 
 def _assembly_to_disassemble(

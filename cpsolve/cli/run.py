@@ -187,11 +187,13 @@ def _journal_plan(path: Path | None, use: bool, resume: bool, solutions: Path | 
 
 
 def _print_summary(result: EnumerationResult, path: Path | None) -> None:
+    from ..output.text import printable
+
     c = result.counts()
     complete = result.status is Status.COMPLETE
     head = "" if complete else f"{result.status.value.upper()} (counts so far, incomplete): "
     typer.echo(
-        f"{result.puzzle}: {head}{c['total']} solutions in all, {c['unique_rotation']} up to rotation, "
+        f"{printable(result.puzzle)}: {head}{c['total']} solutions in all, {c['unique_rotation']} up to rotation, "
         f"{c['unique_symmetry']} up to rotation and reflection"
     )
     typer.echo(f"backend {result.backend}; {result.key}; {result.seconds:.2f} s")
@@ -208,7 +210,7 @@ def solve(
 ) -> None:
     """Find one solution and draw it as z-layers, one letter per piece."""
     from ..output.solutions import labelled, rows_as_placements
-    from ..output.text import draw
+    from ..output.text import draw, printable
     from ..puzzle.catalog import load
     from ..search.backends import for_problem
     from ..search.enumeration import first_solution, prepare
@@ -221,7 +223,7 @@ def solve(
     problem = prepared.broken.problem
     if rows is None:
         what = "timed out before finding a solution" if stats.status is Status.TIMEOUT else "has no solution"
-        typer.echo(f"{prepared.name}: {what} ({stats.backend}, {stats.seconds:.2f} s)")
+        typer.echo(f"{printable(prepared.name)}: {what} ({stats.backend}, {stats.seconds:.2f} s)")
         raise typer.Exit(1)
     typer.echo(draw(labelled(problem, rows_as_placements(problem, rows))))
     typer.echo(f"\nfound by {stats.backend} in {stats.seconds:.2f} s")
@@ -234,14 +236,15 @@ def show(
 ) -> None:
     """Draw one solution of an earlier enumeration."""
     from ..output.solutions import read_solution_line
-    from ..output.text import draw
+    from ..output.text import draw, printable
 
     record = read_solution_line(file, index)
     try:
         picture = draw(record["pieces"])
     except CpsolveError as exc:
         raise exc.located(f"{file}:{index + 1}") from None
-    typer.echo(f"{record.get('puzzle', file.name)}, solution {index} (assemblies: {record.get('assemblies', '?')})")
+    name, assemblies = str(record.get("puzzle", file.name)), record.get("assemblies", "?")
+    typer.echo(printable(f"{name}, solution {index} (assemblies: {assemblies})"))
     typer.echo(picture)
 
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Sequence
-from xml.sax.saxutils import escape, quoteattr
 
 from ..errors import CpsolveError
 from ..puzzle.burrtools import TRANSFORMS, apply
 from ..puzzle.geometry import Cell, normalize
 from ..puzzle.model import Puzzle
+from .text import markup
 
 _PALETTE = ((230, 25, 75), (60, 180, 75), (255, 225, 25), (0, 130, 200), (245, 130, 48), (145, 30, 180),
             (70, 240, 240), (240, 50, 230), (210, 245, 60), (250, 190, 212), (0, 128, 128), (170, 110, 40))
@@ -36,7 +36,7 @@ def color_names(puzzle: Puzzle) -> list[str]:
 def _voxel(cells: dict[Cell, str], size: tuple[int, int, int], name: str | None, extra: str = "") -> str:
     sx, sy, sz = size
     run = "".join(cells.get((x, y, z), "_") for z in range(sz) for y in range(sy) for x in range(sx))
-    named = f" name={quoteattr(name)}" if name else ""
+    named = f' name="{markup(name)}"' if name else ""
     return f'    <voxel x="{sx}" y="{sy}" z="{sz}" type="0"{named}{extra}>{run}</voxel>'
 
 
@@ -108,7 +108,7 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Sequence[dict[str, list[Cell]]] = 
                                for i in range(len(colours))) + "</colors>" if colours else "  <colors/>",
         "  <shapes>", *shapes, "  </shapes>",
         "  <problems>",
-        f"    <problem name={quoteattr(puzzle.name)}{state}>",
+        f'    <problem name="{markup(puzzle.name)}"{state}>',
         "      <shapes>", *parts, "      </shapes>",
         f'      <result id="{len(puzzle.pieces)}"/>',
         bitmap,
@@ -118,7 +118,7 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Sequence[dict[str, list[Cell]]] = 
                   *(f"        <solution><assembly>{a}</assembly></solution>" for a in stored),
                   "      </solutions>"]
     lines += ["    </problem>", "  </problems>",
-              f"  <comment>{escape(puzzle.description or puzzle.name)}</comment>", "</puzzle>", ""]
+              f"  <comment>{markup(puzzle.description or puzzle.name)}</comment>", "</puzzle>", ""]
     return gzip.compress("\n".join(lines).encode("utf-8"), mtime=0)
 
 

@@ -9,7 +9,6 @@ complete file gives the total count; the lines themselves give the count up to s
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from ..errors import CpsolveError, unreadable
 from ..problem.placements import ExactCoverProblem
 from ..puzzle.geometry import Cell
+from ..puzzle.names import safe_stem
 
 
 def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequence[int]]]) -> dict[str, list[Cell]]:
@@ -34,14 +34,9 @@ def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequenc
 
 
 def default_solutions_path(puzzle_name: str) -> Path:
-    """`NAME.solutions.jsonl` in the current folder, NAME made a safe file name.
-
-    The name comes from the puzzle file, which is untrusted: `name: ../x` or `name: /etc/x` must not
-    write outside the current folder, so every character but letters, digits, `-`, `_` and `.` becomes
-    `_`, and leading dots go (no hidden file, no `..`).
-    """
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", puzzle_name).lstrip(".")[:100] or "puzzle"
-    return Path(f"{safe}.solutions.jsonl")
+    """`NAME.solutions.jsonl` in the current folder, NAME made a safe file name (`safe_stem`: the name
+    comes from the puzzle file, and `name: ../x` or `name: /etc/x` must not write outside the folder)."""
+    return Path(f"{safe_stem(puzzle_name)}.solutions.jsonl")
 
 
 def rows_as_placements(problem: ExactCoverProblem, rows: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:

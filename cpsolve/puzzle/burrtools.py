@@ -27,14 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from ..errors import CpsolveError, unreadable
 from ..limits import active, check
 from .geometry import Cell
 from .model import Puzzle, to_puzzle
+from .names import check_names, distinct, import_name
 from .schema import PuzzleFile
+from .writer import Line, drawing
 
 GRIDS = {0: "cubes", 1: "triangular prisms", 2: "spheres", 3: "rhombic dodecahedra", 4: "tetrahedra-octahedra"}
 """BurrTools' grid types; only 0 (cubes) is cpsolve's lattice."""
@@ -310,46 +311,22 @@ def parse_xmpuzzle(path: str | Path) -> BurrFile:
 
 
 def _names(bf: BurrFile, problem: BurrProblem) -> list[str]:
-    """Piece names: the shape's own name, else BurrTools' display name S<n> (1-based); made unique."""
-    names: list[str] = []
-    for part in problem.parts:
-        shape = bf.shapes[part.shape]
-        base = (shape.name or "").strip() or f"S{part.shape + 1}"
-        name, k = base, 2
-        while name in names:
-            name, k = f"{base}-{k}", k + 1
-        names.append(name)
-    return names
+    """Piece names: the shape's own name as a name cpsolve accepts (`import_name`: control characters
+    and `#`, which marks copies, replaced), else BurrTools' display name S<n> (1-based); made distinct.
+
+    The file's names are not cpsolve's: a shape `W#1` beside two copies of `W` once shared the label
+    of W's first copy, and every solution lost a piece."""
+    return distinct(import_name(bf.shapes[part.shape].name or "", piece=True) or f"S{part.shape + 1}"
+                    for part in problem.parts)
 
 
 def _color_name(n: int) -> str:
     return f"c{n}"
 
 
-class _Row(str):
-    """A drawing row: written in double quotes so that every row of a layer lines up in the YAML."""
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-class _Layer(list):  # type: ignore[type-arg]
-    """A drawing layer: one line of the YAML file."""
-
-
-_Dumper.add_representer(_Row, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", str(v), style='"'))
-_Dumper.add_representer(_Layer, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
-
-
-def to_yaml(data: dict[str, Any]) -> str:
-    """`puzzle_data` as a YAML puzzle file: drawings one layer per line, rows quoted alike."""
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=None, width=200, allow_unicode=True)
-
-
-def _drawing(cells: dict[Cell, str], size: tuple[int, int, int]) -> list[list[str]]:
+def _drawing(cells: dict[Cell, str], size: tuple[int, int, int]) -> list[Line]:
     sx, sy, sz = size
-    return [_Layer(_Row("".join(cells.get((x, y, z), ".") for x in range(sx))) for y in range(sy)) for z in range(sz)]
+    return drawing(("".join(cells.get((x, y, z), ".") for x in range(sx)) for y in range(sy)) for z in range(sz))
 
 
 def _tight(cells: list[Cell]) -> tuple[list[Cell], tuple[int, int, int]]:
@@ -428,11 +405,12 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
         pieces[name] = spec
         for g in part.groups:
             groups.setdefault(g, []).append(name)
-    title = prob.name or f"problem {problem}"
+    title = import_name(prob.name or "") or f"problem {problem}"
+    file = import_name(Path(bf.where).name)
     data: dict[str, Any] = {
-        "name": Path(bf.where).stem + (f"-{problem}" if len(bf.problems) > 1 else ""),
-        "description": f"{title} (imported from BurrTools file {Path(bf.where).name})",
-        "source": f"BurrTools file {Path(bf.where).name}, problem {problem}",
+        "name": (import_name(Path(bf.where).stem) or "burrtools") + (f"-{problem}" if len(bf.problems) > 1 else ""),
+        "description": f"{title} (imported from BurrTools file {file})",
+        "source": f"BurrTools file {file}, problem {problem}",
         "container": container,
         "pieces": pieces,
     }
@@ -452,6 +430,7 @@ def read_xmpuzzle(path: str | Path, problem: int = 0) -> Puzzle:
     data = puzzle_data(bf, problem)
     try:
         spec = PuzzleFile.model_validate(data)
+        check_names(spec)  # the loader's rules: what `cpsolve import` writes must load again
         return to_puzzle(spec, origin=bf.where)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]

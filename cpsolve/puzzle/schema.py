@@ -20,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from .colors import css_color
 from .geometry import Cell, Shape, box_cells, is_face_connected, normalize
 
 Drawing = list[list[str]]
@@ -172,9 +173,15 @@ class PieceSpec(_Strict):
     cells: list[Triple] | None = None
     count: PositiveInt | CountRange = Field(
         default=1, description="identical copies: a number, or {min, max} for a range of copies")
-    color: str | None = Field(default=None, description="display colour")
+    color: str | None = Field(default=None, description="display colour: #rgb, #rrggbb or a CSS colour name")
     cell_colors: CellColors | None = Field(
         default=None, description="constraint colour -> cells of the piece (in the coordinates given) carrying it")
+
+    @field_validator("color")
+    @classmethod
+    def _check_color(cls, v: str | None) -> str | None:
+        """Stored as #rrggbb, the one form every picture writer is given."""
+        return None if v is None else css_color(v)
 
     @field_validator("cell_colors")
     @classmethod
