@@ -25,7 +25,8 @@ is taken. BurrTools keeps the first way its search meets (and calls the assembly
 that way's parts is), so its later figures, and rarely whether the assembly comes apart at all,
 depend on how the assembly is turned and on the order of its pieces: PelikanBurr's stored solution
 is 98.2.4.2 as BurrTools stores it, 98.2.4 turned another way; the one solution of Alfons Eyckmans'
-Aracna is 13.1.3 in BurrTools and five levels from 13.1.2 to 13.2.3.1.3 over its 24 turns. cpsolve tries
+Aracna is 13.1.3 or 13.1.3.1.3 in BurrTools depending on how it is turned, and five levels from 13.1.2
+to 13.2.3.1.3 when the first way is kept in this module's search order. cpsolve tries
 every shortest way (every state at that depth with every set that can slide out of it) and keeps
 the one whose parts come apart most easily: the part left behind is compared first, then the part
 removed; a part that comes apart one move per step (or is a single piece or a group) is easiest,
