@@ -110,6 +110,8 @@ class StoredAssembly:
     placements: tuple[tuple[int, int, int, int] | None, ...]
     asm_num: int | None = None
     sol_num: int | None = None
+    level: tuple[int, ...] | None = None
+    """The level of the disassembly BurrTools stored with it (`<separation>` or `<separationInfo>`), if any."""
 
 
 @dataclass(frozen=True)
@@ -238,6 +240,44 @@ def _assembly(text: str, where: str, field_: str) -> tuple[tuple[int, int, int, 
     return tuple(out)
 
 
+_Tree = tuple[int, "_Tree | None", "_Tree | None"]
+"""A stored separation: its moves, then its left and removed sub-trees."""
+
+
+def _stored_level(sol: ET.Element) -> tuple[int, ...] | None:
+    """The level of the disassembly stored with a solution, as BurrTools computes it (`movesText`): a
+    node's moves are its states less one; a sub-tree adds its figures when it has a step of more than
+    one move. From the full tree (`<separation>`: a node, its `<state>`s, then its `left` and `removed`
+    sub-trees) or the compact one (`<separationInfo>`: moves + 1 per node in preorder, 0 for none)."""
+    def from_element(el: ET.Element) -> _Tree:
+        subs = {c.get("type"): c for c in el if c.tag == "separation"}
+        return (len(el.findall("state")) - 1,
+                *(from_element(subs[k]) if k in subs else None for k in ("left", "removed")))  # type: ignore[return-value]
+
+    def from_info(values: list[int]) -> _Tree | None:
+        v = values.pop(0)
+        if v == 0:
+            return None
+        return (v - 1, from_info(values), from_info(values))
+
+    def multi(t: _Tree | None) -> bool:
+        return t is not None and (t[0] > 1 or multi(t[1]) or multi(t[2]))
+
+    def level(t: _Tree) -> list[int]:
+        return [t[0], *(f for sub in t[1:] if sub is not None and multi(sub) for f in level(sub))]
+
+    try:
+        tree = sol.find("separation")
+        if tree is not None:
+            return tuple(level(from_element(tree)))
+        info = sol.find("separationInfo")
+        if info is not None and (got := from_info([int(v) for v in (info.text or "").split()])) is not None:
+            return tuple(level(got))
+    except (ValueError, IndexError, RecursionError):
+        pass  # a damaged tree only loses this figure, which is never needed to read the puzzle
+    return None
+
+
 def _problem(el: ET.Element, index: int, where: str) -> BurrProblem:
     field_ = f"problems.{index}"
     parts = []
@@ -265,6 +305,7 @@ def _problem(el: ET.Element, index: int, where: str) -> BurrProblem:
             _assembly(asm.text or "", where, f"{field_}.solutions.{k}"),
             _int(sol, "asmNum", where) if sol.get("asmNum") else None,
             _int(sol, "solNum", where) if sol.get("solNum") else None,
+            _stored_level(sol),
         ))
     holes = el.get("maxHoles")
     return BurrProblem(
@@ -374,8 +415,6 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
     names = _names(bf, prob)
     result = bf.shapes[prob.result]
     marks = {c: ("+" if state == "+" else "#") for c, state, _ in result.cells}
-    if not any(m == "#" for m in marks.values()):
-        raise CpsolveError("the result has no fixed ('#') cell", where=bf.where, field=f"problems.{problem}.result")
     container: dict[str, Any] = {"layers": _drawing(marks, result.size)}
     colored: dict[str, list[list[int]]] = {}
     for c, _, colour in result.cells:

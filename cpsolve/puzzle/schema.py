@@ -117,9 +117,9 @@ class ContainerSpec(_Strict):
     @classmethod
     def _check_layers(cls, v: Drawing | None) -> Drawing | None:
         if v is not None:
-            cells, maybe = parse_container_drawing(v)
-            if len(cells) == len(maybe):
-                raise ValueError("the drawing has no '#' cells")
+            cells, _ = parse_container_drawing(v)
+            if not cells:  # all cells optional ('+') is a container too: BurrTools takes it
+                raise ValueError("the drawing has no '#' or '+' cells")
         return v
 
     @field_validator("cell_colors")
