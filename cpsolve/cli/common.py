@@ -89,8 +89,10 @@ _runs: list[float] = []
 
 def _notice(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
     """Warnings from the stages below (which never print) as one line on stderr."""
+    from ..output.text import printable
+
     label = "note" if issubclass(category, CpsolveNotice) else "warning"
-    print(f"cpsolve: {label}: {message}", file=sys.stderr)
+    print(f"cpsolve: {label}: {printable(str(message))}", file=sys.stderr)
 
 
 def _exit_status(code: int) -> int:
@@ -177,7 +179,9 @@ def _flush_stdout() -> None:
 def _fail(message: str, code: int) -> None:
     # A file can put anything in a name or a key ("\r", "\n", escape sequences): shown escaped, so
     # that the message stays one line and cannot rewrite the terminal.
-    message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+    from ..output.text import printable
+
+    message = printable(message)
     try:
         sys.stderr.write(f"cpsolve: error: {message}\n")
         sys.stderr.flush()
@@ -275,13 +279,6 @@ def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:
         return path.open(mode, encoding="utf-8")
     except OSError as exc:
         raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
-
-
-def _close_output(sink: IO[str], path: Path | None) -> None:
-    try:
-        sink.close()
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path), exit_code=1) from None
 
 
 def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:

@@ -72,3 +72,10 @@ def _legend(symbols: dict[str, str]) -> list[str]:
         copies = f" ({len(syms)} copies)" if len(syms) > 1 else ""
         lines.append(f"{' '.join(syms)} = {piece}{copies}" if len(syms) <= 8 else f"{''.join(syms)} = {piece}{copies}")
     return lines
+
+
+def printable(text: str) -> str:
+    """Text from a file (a name, a journal's fields, a command) made safe for a terminal: every character
+    that is not printable (newlines, carriage returns, escape sequences, other controls) shown as its
+    Python escape, so that it stays on its line and cannot rewrite the screen."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
