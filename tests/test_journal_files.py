@@ -33,15 +33,25 @@ CONWAY = (27456, 1144, 572)
 SOMA_FILE = REPO / "cpsolve" / "models" / "soma.yaml"
 
 
-def cli(*args: str, cwd: Path, fsize: int | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+AS_ROOT = os.geteuid() == 0
+SETPRIV = shutil.which("setpriv")
+NO_OVERRIDE = [SETPRIV or "setpriv", "--bounding-set", "-dac_override,-dac_read_search"] if AS_ROOT else []
+"""Run so that file permissions hold, even as root (CI runs as root): without the capabilities that
+override them (root keeps its user id, so the interpreter under /root stays reachable)."""
+
+
+def cli(*args: str, cwd: Path, fsize: int | None = None, timeout: float = 120,
+        permissions: bool = False) -> subprocess.CompletedProcess[str]:
     """cpsolve in a subprocess; `fsize` caps the size of any file it writes (RLIMIT_FSIZE), as a full disk
-    would (Python ignores SIGXFSZ, so a write past the cap fails with EFBIG or comes up short)."""
+    would (Python ignores SIGXFSZ, so a write past the cap fails with EFBIG or comes up short);
+    `permissions` makes file permissions hold for it."""
 
     def cap() -> None:
         if fsize is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
-    return subprocess.run([sys.executable, "-m", "cpsolve", *args], cwd=cwd, text=True, capture_output=True,
+    prefix = NO_OVERRIDE if permissions else []
+    return subprocess.run([*prefix, sys.executable, "-m", "cpsolve", *args], cwd=cwd, text=True, capture_output=True,
                           timeout=timeout, check=False, preexec_fn=cap)
 
 
@@ -343,3 +353,24 @@ def test_a_full_disk_in_the_middle_keeps_the_solutions_and_the_run_resumes(tmp_p
     assert resumed.returncode == 0, resumed.stderr
     assert counts(resumed.stdout) == CONWAY
     assert sorted(classes_in(tmp_path / "c.jsonl")) == list(range(CONWAY[2]))
+
+
+@pytest.mark.skipif(AS_ROOT and SETPRIV is None, reason="as root, needs setpriv (util-linux) to drop the "
+                    "capabilities that override file permissions")
+def test_a_read_only_journal_or_folder_is_one_line_before_the_search(run: Path) -> None:
+    """Issue 26 item 15: "attempt to write a readonly database" came as an internal error after the work."""
+    (run / "ro").mkdir()
+    (run / "s.journal").chmod(0o444)
+    try:
+        (run / "ro").chmod(0o555)
+        before = state(run)
+        resumed = cli("enumerate", "soma", "--workers", "2", "-q", "--out", "s.jsonl", "--journal", "s.journal",
+                      "--resume", cwd=run, permissions=True)
+        one_line(resumed, 1, "s.journal", "cannot write the journal", "readonly")
+        fresh = cli("enumerate", "soma", "--workers", "2", "-q", "--out", "s.jsonl", "--journal", "ro/j.journal",
+                    cwd=run, permissions=True)
+        one_line(fresh, 1, "ro/j.journal", "cannot write the journal: Permission denied")
+        assert {k: v for k, v in state(run).items() if not k.endswith(("-wal", "-shm"))} == before
+        assert list((run / "ro").iterdir()) == []
+    finally:
+        (run / "ro").chmod(0o755)
