@@ -159,12 +159,21 @@ def test_ctrl_c_while_a_class_is_written_still_writes_it(workers):
 def test_dlx_refuses_chains_in_one_line():
     proc = run_cli("enumerate", "snake-27", "--backend", "dlx", "--no-save")
     assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and "chain" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr == ("cpsolve: error: --backend: dlx solves pure exact cover, and the joints of a chain "
+                           "puzzle are not exact cover (use cpsat or sat)\n")
 
 
-def test_auto_backend_uses_sat_for_chains():
+def test_auto_backend_uses_sat_for_chains_and_says_why():
+    """dlx takes every packing; a chain goes to sat, and the summary and the JSON say why not dlx."""
     r = run_json("enumerate", "snake-27", "--no-save", "--quiet")
     assert r["backend"] == "sat" and (r["total"], r["unique_rotation"], r["unique_symmetry"]) == (48, 2, 1)
+    why = "dlx solves pure exact cover, and the joints of a chain puzzle are not exact cover"
+    assert r["backend_reason"] == why
+    proc = run_cli("enumerate", "snake-27", "--no-save", "--quiet")
+    assert proc.returncode == 0 and f"backend sat (chosen by auto: {why}); key cube 0" in proc.stdout
+    proc = run_cli("enumerate", "snake-27", "--no-save", "--quiet", "--backend", "sat")
+    assert proc.returncode == 0 and "backend sat; key cube 0" in proc.stdout  # asked for: nothing to explain
+    assert run_json("enumerate", "soma", "--no-save", "--quiet")["backend_reason"] is None
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
