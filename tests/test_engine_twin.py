@@ -278,3 +278,29 @@ def test_big_containers_agree_with_the_other_backends(instance):
         found[name] = sorted(solutions)
     assert found["dlx"] == found["python"] == found["sat"]
     assert found["dlx"] or optional
+
+
+def test_each_problem_gets_the_layout_its_size_copies_and_memory_call_for(monkeypatch):
+    """`dlx.layout`: bitboards up to 512 cells; past them wide bitboards while pieces have few copies
+    (designers' puzzles), links when they have many; links too when the bitboards' lists would pass
+    BITBOARD_BYTES, at any size, and the counts stay right on them."""
+    from cpsolve.problem.placements import ExactCoverProblem, Row
+    from cpsolve.search.backends import dlx
+
+    soma = prepare(load("soma")).problem
+    assert dlx.layout(soma) == "bitboards"
+
+    def line(n_cells: int, copies: int) -> ExactCoverProblem:  # dominoes along a line, `copies` of each shape
+        shapes = n_cells // 2 // copies
+        return ExactCoverProblem("line", tuple((c, 0, 0) for c in range(n_cells)),
+                                 tuple(f"D{p}" for p in range(shapes)), (copies,) * shapes,
+                                 tuple(Row(r % shapes, (2 * r, 2 * r + 1)) for r in range(n_cells // 2)))
+
+    assert [dlx.layout(line(600, k)) for k in (1, 2, 3, 100)] == ["wide", "wide", "links", "links"]
+    assert dlx.layout(line(2100, 1)) == "links"  # past the wide bitboards' 2048 cells
+    monkeypatch.setattr(dlx, "BITBOARD_BYTES", 0)  # as if every problem's lists were too large
+    broken = prepare(load("soma")).broken
+    assert dlx.layout(soma) == dlx.layout(broken.problem) == "links"
+    backend = dlx.DlxBackend()
+    found = sum(backend.search(broken.problem, lambda rows: None, forced=s).solutions for s in broken.starts)
+    assert found == 480  # Soma's 11520 assemblies, one per rotation class with its key (as above)

@@ -11,8 +11,8 @@ placements alone. Which of the last two is faster depends on the pieces, not the
 lists shrink as pieces run out, so with a few copies of each piece (designers' puzzles) they win,
 and with many copies they stay long for many levels while links pay only for the placements that
 conflict (`python benchmarks/engine_ab.py --big`, results/engine-ab.md: Moira's Cube, 729 cells and
-2.2 copies a piece, 0.29 of the links' time on wide bitboards; 128 Y-pentacubes in an 8x8x10 box,
-3.5 times the links' time).
+2.2 copies a piece, 0.27 of the links' time on wide bitboards; 128 Y-pentacubes in an 8x8x10 box,
+3.3 times the links' time).
 """
 
 from __future__ import annotations
@@ -26,23 +26,30 @@ BITBOARD_CELLS = 512
 """The cells `_xcover`'s bitboards hold (MAXW 8 words in _xcover.c)."""
 WIDE_CELLS = 2048
 """The cells `_xcover_wide`'s bitboards hold (the same source with MAXW 32, see setup.py)."""
-WIDE_BYTES = 1 << 29
-"""The most the wide bitboards' lists may take (a list of rows x (W + 2) words per level): beyond
-it, links, whose memory does not grow with the depth."""
+BITBOARD_BYTES = 1 << 29
+"""The most the bitboards' lists may take (one list of rows x (W + 2) words per level, allocated when
+a search starts): beyond it, links, whose memory does not grow with the depth. No built-in model comes
+near it (Bedlam: 0.5 MB)."""
 WIDE_COPIES = 2.5
 """Wide bitboards while pieces have at most this many copies on average, links beyond (measured on
-ten containers of 640-729 cells: results/engine-ab.md)."""
+containers of 640-729 cells: results/engine-ab.md)."""
+
+
+def bitboard_bytes(problem: ExactCoverProblem) -> int:
+    """What the bitboard search allocates for its lists of live placements (_xcover.c, ctx_start)."""
+    levels = min(sum(problem.piece_counts), problem.n_cells) + 2
+    return 8 * levels * (len(problem.rows) + 1) * (-(-problem.n_cells // 64) + 2)
 
 
 def layout(problem: ExactCoverProblem) -> str:
-    """"bitboards", "wide" or "links": the engine layout that searches `problem` fastest (see above)."""
+    """"bitboards", "wide" or "links": the engine layout that searches `problem` fastest (see above),
+    within BITBOARD_BYTES."""
+    if bitboard_bytes(problem) > BITBOARD_BYTES:
+        return "links"
     if problem.n_cells <= BITBOARD_CELLS:
         return "bitboards"
-    words = -(-problem.n_cells // 64)
-    levels = min(sum(problem.piece_counts), problem.n_cells) + 2
-    wide_bytes = 8 * levels * (len(problem.rows) + 1) * (words + 2)
     few_copies = sum(problem.piece_counts) <= WIDE_COPIES * problem.n_pieces
-    return "wide" if problem.n_cells <= WIDE_CELLS and wide_bytes <= WIDE_BYTES and few_copies else "links"
+    return "wide" if problem.n_cells <= WIDE_CELLS and few_copies else "links"
 
 
 class DlxBackend(ExactCoverBackend):
