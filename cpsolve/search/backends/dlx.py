@@ -11,7 +11,7 @@ placements alone. Which of the last two is faster depends on the pieces, not the
 lists shrink as pieces run out, so with a few copies of each piece (designers' puzzles) they win,
 and with many copies they stay long for many levels while links pay only for the placements that
 conflict (`python benchmarks/engine_ab.py --big`, results/engine-ab.md: Moira's Cube, 729 cells and
-2.2 copies a piece, 0.27 of the links' time on wide bitboards; 128 Y-pentacubes in an 8x8x10 box,
+2.2 copies a piece, 0.30 of the links' time on wide bitboards; 128 Y-pentacubes in an 8x8x10 box,
 3.3 times the links' time).
 """
 
