@@ -239,6 +239,9 @@ class Result:
     solutions_found: int
     """Solutions the backend reported (one per kept key placement with symmetry breaking)."""
     _json: dict[str, object] = field(repr=False, compare=False)
+    backend_reason: str | None = None
+    """Why the default backend ("auto") took `backend` rather than dlx, the fastest (a chain puzzle:
+    sat); None when it is dlx or was asked for by name."""
 
     @property
     def complete(self) -> bool:
@@ -255,7 +258,7 @@ class Result:
 
 def _result(raw: EnumerationResult) -> Result:
     return Result(raw.puzzle, raw.backend, raw.status.value, Counts(**raw.counts()), raw.seconds,
-                  raw.first_solution_seconds, raw.key, raw.tally.found, raw.as_json())
+                  raw.first_solution_seconds, raw.key, raw.tally.found, raw.as_json(), raw.backend_reason)
 
 
 def _relabel(result: Result, status: str) -> Result:
@@ -551,7 +554,7 @@ class Enumeration(Iterator[Solution]):
         from .search.result import EnumerationResult
 
         raw = EnumerationResult(self._prepared.name, self._engine.label, self._prepared.broken.key.describe(),
-                                status=Status(status))
+                                status=Status(status), backend_reason=self._engine.reason)
         return _result(raw)
 
     def _repr_html_(self) -> str:
