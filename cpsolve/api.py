@@ -24,6 +24,7 @@ import base64
 import builtins
 import contextlib
 import json
+import math
 import os
 import signal
 import time
@@ -34,6 +35,7 @@ from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Literal, NamedTuple, overload
 
 from .errors import CpsolveError, CpsolveNotice
+from .limits import check_timeout
 from .output.text import markup
 from .puzzle.geometry import Cell
 from .puzzle.model import Puzzle
@@ -405,8 +407,7 @@ class Enumeration(Iterator[Solution]):
 
     def __init__(self, puzzle: Puzzle, prepared: Prepared, engine: Backend, limit: int, timeout: float | None,
                  workers: int):
-        if timeout is not None and not (timeout > 0 and timeout < float("inf")):
-            raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
+        check_timeout(timeout)
         self.puzzle = puzzle
         self._prepared, self._engine = prepared, engine
         self._limit, self._timeout, self._workers = limit, timeout, workers
@@ -734,14 +735,19 @@ def export(
 
 def _stl(puzzle: Puzzle, unit: float, clearance: float) -> dict[str, bytes]:
     """One binary STL per distinct piece (`output.stl.file_names`: a piece used k times is `NAME-xk.stl`)."""
-    from .output.stl import binary_stl, file_names, triangles
+    from .output.stl import FLOAT32_MAX, binary_stl, file_names, triangles
+    from .puzzle.geometry import bounding_size
 
     if puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no separate pieces to print", where=puzzle.name, field="format")
-    if not unit > 0:
-        raise CpsolveError(f"the cube size must be > 0 mm, not {unit:g}", field="unit")
-    if clearance < 0 or clearance * 2 >= unit:
+    if not (math.isfinite(unit) and unit > 0):
+        raise CpsolveError(f"the cube size must be a finite number of mm > 0, not {unit:g}", field="unit")
+    if not (math.isfinite(clearance) and 0 <= clearance * 2 < unit):
         raise CpsolveError(f"clearance {clearance:g} mm does not fit a {unit:g} mm cube", field="clearance")
+    longest = max(max(bounding_size(p.shape)) for p in puzzle.pieces) * unit
+    if longest > FLOAT32_MAX:  # STL writes 32-bit floats: struct.pack would overflow
+        raise CpsolveError(f"{unit:g} mm cubes make a piece {longest:g} mm long, beyond the {FLOAT32_MAX:.3g} mm "
+                           "that STL's 32-bit numbers hold", field="unit")
     names = file_names([(p.name, p.count) for p in puzzle.pieces])
     return {file: binary_stl(p.name, triangles(p.shape, unit, clearance), p.count)
             for file, p in zip(names, puzzle.pieces, strict=True)}

@@ -15,6 +15,7 @@ The command line sets the active limits once (`configure`), from its global opti
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -22,6 +23,9 @@ from .errors import CpsolveError
 
 MAX_WORKERS = 256
 """`--workers` above this is a typo, not a machine: each worker is a process."""
+MAX_TIMEOUT = 1e9
+"""Seconds (about 31 years): a longer `--timeout` is a typo, and the system's interval timer cannot hold
+one above about 1e9 s (`setitimer` fails with OverflowError)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,21 @@ def check(name: str, what: str, value: int, field: str | None = None) -> None:
     if value > getattr(_active, name):
         err = exceeded(name, what, value)
         raise CpsolveError(err.message, field=field)
+
+
+def check_timeout(value: float | None, field: str = "timeout") -> float | None:
+    """A timeout is a finite number of seconds > 0 and at most MAX_TIMEOUT (nan, inf, 0, 1e300 are typos).
+
+    The one check of every timeout: the command line's `--timeout`, the API's and the search's."""
+    if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise CpsolveError(f"must be a finite number of seconds > 0 and at most {MAX_TIMEOUT:g}, not {value:g}",
+                           field=field)
+    return value
+
+
+def usable_cores() -> int:
+    """The cores this process may use (its CPU affinity, which a container's limit sets), at least 1."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def box_volume(size: Sequence[int]) -> int:

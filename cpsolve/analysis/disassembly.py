@@ -404,7 +404,7 @@ class _Search:
                 shifts.extend(got[1])
         try:
             states, found, locked = _native.separate(n, tables, shifts, [v for c in start for v in c],
-                                                     -1 if self.max_states is None else self.max_states, every)
+                                                     _c_budget(self.max_states), every)
         except ValueError:  # coordinates beyond the C search's range (2**20): the twin has no limit
             return None
         if found is not None:
@@ -644,6 +644,12 @@ def _reach(masks: Sequence[int], p: int) -> int:
         if new == m:
             return m
         m = new
+
+
+def _c_budget(max_states: int | None) -> int:
+    """The state budget as the C search takes it (a C long; -1: none). A budget past 2**62 states is no
+    budget: no search gets near it, and a larger number does not fit (`--max-states 1e20`)."""
+    return -1 if max_states is None or max_states >= 1 << 62 else max_states
 
 
 def _key(pos: Sequence[Cell]) -> tuple[int, ...]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import math
 import os
 import signal
 import sys
@@ -221,10 +220,8 @@ def _limits(
 
 
 def _check_timeout(value: float | None) -> float | None:
-    """`--timeout` is a deadline: a finite number of seconds > 0 (nan, inf, 0 are typos)."""
-    if value is not None and not (math.isfinite(value) and value > 0):
-        raise CpsolveError(f"must be a finite number of seconds > 0, not {value:g}", field="--timeout")
-    return value
+    """`--timeout` is a deadline: a finite number of seconds > 0, and not absurdly far."""
+    return limits.check_timeout(value, "--timeout")
 
 
 class _PreparationDeadline(Exception):
@@ -266,9 +263,7 @@ def _remaining(timeout: float | None) -> float | None:
 
 def default_workers() -> int:
     """All cores this process may use (cgroup/affinity aware where the platform says)."""
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return limits.usable_cores()
 
 
 def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import CpsolveError
-from .common import BackendOpt, ModelArg, WorkersOpt, app, default_workers
+from .common import BackendOpt, ModelArg, WorkersOpt, _check_timeout, app, default_workers
 
 design_app = typer.Typer(help="Design puzzles with exactly one solution: snake cubes, piece sets, pieces to fix.",
                          no_args_is_help=True)
@@ -147,7 +147,8 @@ def design_pieces(
         show_default="pieces.design.jsonl", help="JSON lines, one per candidate.")] = None,
     puzzles: Annotated[Path | None, typer.Option(help="Write the unique designs here as puzzle files.")] = None,
     max_files: Annotated[int, typer.Option(min=0, help="At most this many puzzle files.")] = 20,
-    timeout: Annotated[float | None, typer.Option(help="Per candidate, in seconds.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Per candidate, in seconds.",
+                                                  callback=lambda v: _check_timeout(v))] = None,
     workers: WorkersOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,

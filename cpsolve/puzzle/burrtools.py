@@ -23,6 +23,7 @@ import gzip
 import io
 import re
 import xml.etree.ElementTree as ET
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,7 @@ def _read_bytes(path: Path) -> bytes:
             try:
                 with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unpacked:
                     raw = unpacked.read(limit + 1)
-            except (OSError, EOFError) as exc:
+            except (OSError, EOFError, zlib.error) as exc:  # zlib's own error for a damaged deflate stream
                 raise CpsolveError(f"not a readable gzip file: {exc}") from None
             check("max_file_bytes", "the unpacked file's size in bytes", len(raw))
     except CpsolveError as exc:

@@ -1,0 +1,113 @@
+"""Hostile numbers and damaged files (issue 26, items 16 and 18): one line each, never a traceback.
+
+Each case is what a user (or a file) can hand the command line: a timeout of 1e300 seconds, a cube
+size of infinity, more copies of a piece than a C int holds, a BurrTools file whose gzip data is
+damaged, solution lines that no `cpsolve enumerate` wrote.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import REPO, one_line, run_cli
+
+from cpsolve import limits
+from cpsolve.errors import CpsolveError
+
+EXAMPLES = REPO.parent / "shared" / "burrtools-examples"
+needs_examples = pytest.mark.skipif(not EXAMPLES.is_dir(), reason=f"BurrTools example files not found at {EXAMPLES}")
+
+
+# -- numbers ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["enumerate", "soma", "--no-save", "-q"], ["solve", "soma"],
+                                     ["compare", "soma", "--backends", "dlx"],
+                                     ["design", "pieces", "--box", "1x1x3", "--pool", "tricubes"]])
+def test_a_timeout_beyond_the_timers_is_one_line(command, tmp_path):
+    """1e300 s passed the finite check and then overflowed the interval timer ("internal error")."""
+    proc = run_cli(*command, "--timeout", "1e300", cwd=tmp_path)
+    one_line(proc, 2, "--timeout: must be a finite number of seconds > 0 and at most 1e+09, not 1e+300")
+
+
+def test_every_timeout_is_checked_by_one_function():
+    assert limits.check_timeout(None) is None and limits.check_timeout(limits.MAX_TIMEOUT) == limits.MAX_TIMEOUT
+    for bad in (0.0, -1.0, float("nan"), float("inf"), 1e300, limits.MAX_TIMEOUT * 1.01):
+        with pytest.raises(CpsolveError) as err:
+            limits.check_timeout(bad)
+        assert err.value.field == "timeout" and err.value.exit_code == 2
+
+
+@pytest.mark.parametrize("option", [("--unit", "1e308"), ("--unit", "inf"), ("--unit", "nan"), ("--unit", "2e38"),
+                                    ("--clearance", "nan"), ("--clearance", "inf")])
+def test_an_stl_size_that_is_not_a_size_is_one_line_and_writes_nothing(option, tmp_path):
+    """`--unit 1e308` overflowed struct.pack, `inf` wrote files full of inf, a nan clearance files of nan."""
+    folder = tmp_path / "stl"
+    proc = run_cli("export", "soma", "--format", "stl", *option, "-o", str(folder), cwd=tmp_path)
+    one_line(proc, 2, option[0])
+    assert not folder.exists()
+
+
+def test_the_largest_stl_unit_accepted_writes_finite_coordinates(tmp_path):
+    folder = tmp_path / "stl"
+    proc = run_cli("export", "soma", "--format", "stl", "--unit", "1e30", "-o", str(folder), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    data = (folder / "A.stl").read_bytes()
+    (n,) = struct.unpack_from("<I", data, 80)
+    values = [v for k in range(n) for v in struct.unpack_from("<12f", data, 84 + 50 * k)]
+    assert all(abs(v) < 1e32 for v in values) and max(abs(v) for v in values) >= 1e30 * 0.99
+
+
+RANGE = "name: big\ncontainer: {box: [2, 2, 1]}\npieces:\n  A: {cells: [[0,0,0], [1,0,0]], count: {min: 0, max: %s}}\n"
+
+
+@pytest.mark.parametrize("backend", ["dlx", "sat", "python"])
+def test_more_copies_than_a_c_int_holds_count_as_the_copies_that_fit(backend, tmp_path):
+    """A range's max of 3e9 reached the engine as is ("piece_counts: value 3000000000 out of range"): it
+    means "as many as fit", the same puzzle as max 2."""
+    counts = []
+    for top in ("3000000000", "99999999999999999999", "2"):
+        path = tmp_path / f"big{top}.yaml"
+        path.write_text(RANGE % top, encoding="utf-8")
+        proc = run_cli("enumerate", str(path), "--no-save", "-q", "--json", "-b", backend, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        found = json.loads(proc.stdout)
+        counts.append((found["total"], found["unique_rotation"], found["unique_symmetry"]))
+    assert counts == [(2, 1, 1)] * 3
+
+
+def test_a_state_budget_beyond_a_c_long_is_no_budget(tmp_path):
+    proc = run_cli("disassemble", "six-piece-burr", "--max-states", "99999999999999999999", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["level"] == "1"
+
+
+# -- damaged files ----------------------------------------------------------------------------------
+
+
+def _damaged(source: Path, target: Path, at: float) -> Path:
+    """The file with 8 bytes of its deflate stream flipped at `at` (a fraction of its length)."""
+    data = bytearray(source.read_bytes())
+    assert data[:2] == b"\x1f\x8b"
+    start = int(len(data) * at)
+    for k in range(start, start + 8):
+        data[k] ^= 0x5A
+    target.write_bytes(bytes(data))
+    return target
+
+
+@needs_examples
+@pytest.mark.parametrize("at", [0.02, 0.5])
+@pytest.mark.parametrize("command", [["enumerate", "--no-save", "-q"], ["import"], ["disassemble"]])
+def test_damaged_gzip_data_in_an_xmpuzzle_is_one_line(command, at, tmp_path):
+    """zlib's own error (not an OSError) came out as "internal error: error: Error -3 while decompressing"."""
+    path = _damaged(EXAMPLES / "PelikanBurr.xmpuzzle", tmp_path / "Pelikan.xmpuzzle", at)
+    with pytest.raises(zlib.error):
+        gzip.decompress(path.read_bytes())
+    proc = run_cli(command[0], str(path), *command[1:], cwd=tmp_path)
+    one_line(proc, 2, f"{path}: not a readable gzip file")
