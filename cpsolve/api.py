@@ -35,7 +35,7 @@ from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Literal, NamedTuple, overload
 
 from .errors import CpsolveError, CpsolveNotice
-from .limits import check_timeout
+from .limits import check_drawing, check_timeout
 from .output.text import markup
 from .puzzle.geometry import Cell
 from .puzzle.model import Puzzle
@@ -805,6 +805,8 @@ def draw(
     def heading(default: str) -> str | None:
         return default if title is True else (title or None)
 
+    for shown in [what] if isinstance(what, Solution) else what if not isinstance(what, Puzzle) else []:
+        _check_drawable(shown)
     if isinstance(what, Solution):
         which = f"solution {what.index}" if what.index is not None else "a solution"
         drawing = pictures.draw_solution(what.pieces, _colors(what.puzzle), view=view, explode=exploded,
@@ -829,6 +831,15 @@ def draw(
     return pictures.encode(drawing, format)
 
 
+def _check_drawable(solution: object) -> None:
+    """A picture, a page are sized by the solution's bounding box (`--max-drawing`), not by its cells."""
+    if isinstance(solution, Solution):
+        try:
+            check_drawing([c for cells in solution.pieces.values() for c in cells])
+        except CpsolveError as exc:
+            raise exc.located(solution.name) from None
+
+
 def _colors(puzzle: Puzzle | None) -> dict[str, str | None]:
     return {p.name: p.color for p in puzzle.pieces} if puzzle is not None else {}
 
@@ -846,6 +857,8 @@ def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) 
     chosen = [solutions] if isinstance(solutions, Solution) else list(solutions)
     if not chosen:
         raise CpsolveError("no solutions to show")
+    for shown in chosen:
+        _check_drawable(shown)
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
     return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)
 

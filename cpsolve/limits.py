@@ -43,7 +43,23 @@ class Limits:
     max_yaml_depth: int = 64
     """Nesting of YAML collections; a puzzle file needs 5."""
     max_drawing: int = 1_000_000
-    """Characters of a drawn solution (`show`, `solve`): the bounding box of its cells."""
+    """The bounding box (in cells) of anything drawn or written cell by cell: a solution shown as text
+    (`show`, `solve`), drawn (`draw`), put on a page (`view`) or read from a solutions file, and a
+    container written as BurrTools voxels. Pictures, pages and voxel strings are sized by it, not by
+    the cells: two cells a billion apart asked for gigabytes."""
+    max_pixels: int = 16_000_000
+    """Pixels of a PNG picture (`draw`), checked before it is painted: 12 bytes each while painting
+    (twice the size, for smooth edges), so about 200 MB at this limit; a contact sheet of every
+    Bedlam solution would need 300 million."""
+    max_literals: int = 4_000_000
+    """Literals of the clauses of a SAT model (the cardinality encodings and a chain's joints),
+    estimated from the sizes of the groups before they are built: about 160 bytes each until the
+    solver holds them (an 8x8x8 box of T-tetracubes, 5.2 million: 870 MB), so about 650 MB at this
+    limit. The largest built-in model needs 0.8 million; the 27x27x27 box of rods asked pysat for
+    some 17 billion, and C++'s std::bad_alloc ended the process."""
+    max_disassembly_pieces: int = 256
+    """Pieces of an assembly taken apart (`disassemble`, `enumerate --disassemble`): every position of
+    the search holds a table of every pair of pieces (3,000 pieces: 1.7 GB before the first move)."""
 
 
 OPTIONS = {
@@ -53,6 +69,9 @@ OPTIONS = {
     "max_yaml_nodes": "--max-yaml-nodes",
     "max_yaml_depth": "--max-yaml-depth",
     "max_drawing": "--max-drawing",
+    "max_pixels": "--max-pixels",
+    "max_literals": "--max-literals",
+    "max_disassembly_pieces": "--max-disassembly-pieces",
 }
 """The global option (`cpsolve --max-cells N enumerate ...`) that sets each limit."""
 

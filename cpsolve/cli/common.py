@@ -209,14 +209,24 @@ def _limits(
     max_yaml_depth: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_YAML_DEPTH", show_default=str(
         limits.Limits.max_yaml_depth), help="Deepest YAML nesting.")] = None,
     max_drawing: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_DRAWING", show_default=str(
-        limits.Limits.max_drawing), help="Largest drawing (bounding-box cells) for solve and show.")] = None,
+        limits.Limits.max_drawing), help="Largest bounding box (cells) drawn, shown, put on a page or written "
+                                         "as voxels.")] = None,
+    max_pixels: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_PIXELS", show_default=str(
+        limits.Limits.max_pixels), help="Largest PNG picture, in pixels.")] = None,
+    max_literals: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_LITERALS", show_default=str(
+        limits.Limits.max_literals), help="Largest SAT model (literals of its clauses), estimated before it is "
+                                          "built.")] = None,
+    max_disassembly_pieces: Annotated[int | None, typer.Option(
+        min=1, envvar="CPSOLVE_MAX_DISASSEMBLY_PIECES", show_default=str(limits.Limits.max_disassembly_pieces),
+        help="Most pieces of an assembly taken apart.")] = None,
 ) -> None:
     """Solve, count and compare solvers on polycube packing and snake-cube puzzles.
 
     The --max-* options bound what a puzzle file may ask for, checked before anything is built.
     """
     limits.configure(max_cells=max_cells, max_placements=max_placements, max_file_bytes=max_file_bytes,
-                     max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing)
+                     max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing,
+                     max_pixels=max_pixels, max_literals=max_literals, max_disassembly_pieces=max_disassembly_pieces)
 
 
 def _check_timeout(value: float | None) -> float | None:

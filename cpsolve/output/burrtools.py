@@ -17,6 +17,7 @@ import gzip
 from collections.abc import Sequence
 
 from ..errors import CpsolveError
+from ..limits import check_drawing
 from ..puzzle.burrtools import TRANSFORMS, apply
 from ..puzzle.geometry import Cell, normalize
 from ..puzzle.model import Puzzle
@@ -89,6 +90,10 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Sequence[dict[str, list[Cell]]] = 
     if puzzle.kind != "pieces":
         raise CpsolveError("a chain puzzle cannot be written as a BurrTools file (BurrTools has no chains)",
                            field="format")
+    try:  # the result shape is written a character per cell of its bounding box
+        check_drawing(puzzle.container)
+    except CpsolveError as exc:
+        raise exc.located(puzzle.origin or puzzle.name) from None
     colours = color_names(puzzle)
     number = {name: i + 1 for i, name in enumerate(colours)}
     shapes = []
