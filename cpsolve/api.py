@@ -774,6 +774,8 @@ def disassemble(solution: Solution, *, max_states: int | None = None) -> Disasse
         return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states)
     except TooManyStates as exc:
         raise CpsolveError(str(exc), where=solution.name, field="max_states", exit_code=1) from None
+    except CpsolveError as exc:
+        raise exc.located(solution.name) from None
 
 
 def draw(
@@ -865,7 +867,9 @@ def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) 
 
 def read_solutions(path: PathLike, limit: int = 0) -> list[Solution]:
     """The solutions of a JSON-lines file written by `cpsolve enumerate` (the first `limit` when > 0),
-    each with its puzzle when the name in the file can be loaded (a built-in model, a path).
+    each with its puzzle when the name in the file can be loaded (a built-in model, a path), and
+    checked against it: a line that is not a solution of the puzzle it names is refused, as is one
+    that cannot be a solution of any (a cell in two pieces, a bounding box past `--max-drawing`).
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -876,21 +880,37 @@ def read_solutions(path: PathLike, limit: int = 0) -> list[Solution]:
     """
     from .output.solutions import read_solutions as read_lines
 
-    records = read_lines(Path(path), limit)
     known: dict[str, Puzzle | None] = {}
-    out = []
-    for record in records:
-        name = str(record.get("puzzle", Path(path).name))
-        if name not in known:
-            try:
-                known[name] = load(name)
-            except CpsolveError:
-                known[name] = None
-        index, assemblies, mirror = record.get("class"), record.get("assemblies"), record.get("mirror_distinct")
-        out.append(Solution(name, _frozen(record["pieces"]), index if type(index) is int else None,
-                            assemblies if type(assemblies) is int else None,
-                            mirror if isinstance(mirror, bool) else None, known[name]))
-    return out
+    return [_solution_of(record, Path(path), n, known) for n, record in read_lines(Path(path), limit)]
+
+
+def solution_at(path: PathLike, index: int) -> Solution:
+    """The `index`-th (0-based) solution of a JSON-lines file, read and checked as `read_solutions` reads
+    each, without parsing the lines before it (`cpsolve show` and `disassemble` want one line)."""
+    from .output.solutions import read_solution_line
+
+    return _solution_of(read_solution_line(Path(path), index), Path(path), index + 1, {})
+
+
+def _solution_of(record: Mapping[str, object], path: Path, line: int, known: dict[str, Puzzle | None]) -> Solution:
+    """A line's record as a Solution, with the puzzle its name loads (kept in `known`), checked against it."""
+    from .puzzle.assembly import check_solution
+
+    name = str(record.get("puzzle", path.name))
+    if name not in known:
+        try:
+            known[name] = load(name)
+        except CpsolveError:
+            known[name] = None
+    puzzle = known[name]
+    pieces: Mapping[str, list[Cell]] = record["pieces"]  # type: ignore[assignment] # checked by the reader
+    if puzzle is not None and (why := check_solution(puzzle, pieces)) is not None:
+        raise CpsolveError(f"not a solution of the puzzle it names ({name}): {why}",
+                           where=f"{path}:{line}")
+    index, assemblies, mirror = record.get("class"), record.get("assemblies"), record.get("mirror_distinct")
+    return Solution(name, _frozen(pieces), index if type(index) is int else None,
+                    assemblies if type(assemblies) is int else None, mirror if isinstance(mirror, bool) else None,
+                    puzzle)
 
 
 # --- notebook display -----------------------------------------------------------------------------

@@ -95,10 +95,12 @@ def active() -> Limits:
     return _active
 
 
-def exceeded(name: str, what: str, value: int) -> CpsolveError:
-    """The one-line error for a limit: what was asked, the limit, and the option that raises it."""
+def exceeded(name: str, what: str, value: int | None) -> CpsolveError:
+    """The one-line error for a limit: what was asked (None: more, unknown how much, as a line read no
+    further than the limit), the limit, and the option that raises it."""
     limit = getattr(_active, name)
-    return CpsolveError(f"{what} is {value:,}, over the limit of {limit:,} (raise it with cpsolve {OPTIONS[name]} N)")
+    asked = "is over" if value is None else f"is {value:,}, over"
+    return CpsolveError(f"{what} {asked} the limit of {limit:,} (raise it with cpsolve {OPTIONS[name]} N)")
 
 
 def check(name: str, what: str, value: int, field: str | None = None) -> None:

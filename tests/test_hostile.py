@@ -111,3 +111,82 @@ def test_damaged_gzip_data_in_an_xmpuzzle_is_one_line(command, at, tmp_path):
         gzip.decompress(path.read_bytes())
     proc = run_cli(command[0], str(path), *command[1:], cwd=tmp_path)
     one_line(proc, 2, f"{path}: not a readable gzip file")
+
+
+# -- solution lines no `cpsolve enumerate` wrote (item 18) ------------------------------------------------
+
+READERS = [["show", "s.jsonl"], ["draw", "s.jsonl", "-o", "s.png"], ["view", "s.jsonl", "-o", "s.html"],
+           ["disassemble", "s.jsonl"]]
+
+
+@pytest.fixture(scope="module")
+def soma_lines(tmp_path_factory) -> list[dict]:
+    folder = tmp_path_factory.mktemp("soma")
+    proc = run_cli("enumerate", "soma", "--limit", "3", "--out", str(folder / "soma.jsonl"), "-q", "--no-journal",
+                   cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in (folder / "soma.jsonl").read_text().splitlines()]
+
+
+def _line(record: dict, pieces: dict) -> str:
+    return json.dumps({**record, "pieces": pieces}) + "\n"
+
+
+def _moved(pieces: dict, dx: int) -> dict:
+    return {k: [[c[0] + dx, c[1], c[2]] for c in cells] for k, cells in pieces.items()}
+
+
+BROKEN = {
+    # case: (how the first soma line is changed, what the one line says)
+    "cell-in-two-pieces": (lambda p: {**p, "B": p["A"]}, "cell [{}] is in both A and B"),
+    "another-puzzles-cells": (lambda p: _moved(p, 10), "not a solution of the puzzle it names (soma): "),
+    "a-piece-left-out": (lambda p: {k: v for k, v in p.items() if k != "T"}, "(soma): required cell ["),
+    "a-mirrored-piece": (lambda p: {**p, "A": p["B"], "B": p["A"]}, "the piece's shape turned"),
+    "copy-number-0": (lambda p: {**{k: v for k, v in p.items() if k != "A"}, "A#0": p["A"]}, "NAME#1, NAME#2"),
+    "control-characters": (lambda p: {**{k: v for k, v in p.items() if k != "A"}, "A\x1b[2J": p["A"]},
+                           "is not a piece name"),
+}
+
+
+@pytest.mark.parametrize("command", READERS, ids=lambda c: c[0])
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_line_that_is_no_solution_is_one_line_naming_it(case, command, soma_lines, tmp_path):
+    """show, draw, view and disassemble took any cells (overlapping, another puzzle's) as a solution."""
+    change, said = BROKEN[case]
+    pieces = change(soma_lines[0]["pieces"])
+    (tmp_path / "s.jsonl").write_text(_line(soma_lines[0], pieces), encoding="utf-8")
+    proc = run_cli(*command, cwd=tmp_path)
+    if "{}" in said:
+        said = said.format(", ".join(map(str, sorted(map(tuple, soma_lines[0]["pieces"]["A"]))[0])))
+    one_line(proc, 2, "s.jsonl:1: ", said)
+    assert proc.stdout == ""
+
+
+def test_a_line_of_another_puzzle_is_refused_by_export_with_solutions(soma_lines, tmp_path):
+    """`export --with-solutions` checked shapes but not that pieces stay apart, nor the container."""
+    lines = [_line(r, r["pieces"]) for r in soma_lines]
+    lines[2] = _line(soma_lines[2], {**soma_lines[2]["pieces"], "B": soma_lines[2]["pieces"]["A"]})
+    (tmp_path / "s.jsonl").write_text("".join(lines), encoding="utf-8")
+    proc = run_cli("export", "soma", "--format", "xmpuzzle", "-o", "s.xmpuzzle", "--with-solutions", "s.jsonl",
+                   cwd=tmp_path)
+    one_line(proc, 2, "s.jsonl:3: ", "is in both A and B")
+    assert not (tmp_path / "s.xmpuzzle").exists()
+
+
+def test_good_lines_still_pass_every_reader(soma_lines, tmp_path):
+    (tmp_path / "s.jsonl").write_text("".join(_line(r, r["pieces"]) for r in soma_lines), encoding="utf-8")
+    for command in READERS:
+        proc = run_cli(*command, cwd=tmp_path)
+        assert proc.returncode == 0, (command, proc.stderr)
+
+
+def test_a_chain_line_is_checked_along_its_joints(tmp_path):
+    proc = run_cli("enumerate", "snake-27", "--limit", "1", "--out", "s.jsonl", "-q", "--no-journal", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])
+    assert run_cli("show", "s.jsonl", cwd=tmp_path).returncode == 0
+    pieces = record["pieces"]
+    pieces["0"], pieces["26"] = pieces["26"], pieces["0"]  # the same cells, the chain broken at both ends
+    (tmp_path / "s.jsonl").write_text(_line(record, pieces), encoding="utf-8")
+    one_line(run_cli("show", "s.jsonl", cwd=tmp_path), 2, "s.jsonl:1: not a solution of the puzzle it names",
+             "do not touch")

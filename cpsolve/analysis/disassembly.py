@@ -54,6 +54,7 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..limits import check
 from ..puzzle.geometry import Cell
 
 try:
@@ -696,6 +697,13 @@ class TooManyStates(Exception):
         self.states = states
 
 
+def check_pieces(n: int) -> None:
+    """Refuse to take apart more pieces than `--max-disassembly-pieces`: every position holds a table of
+    every pair (3,000 pieces took 1.7 GB before the first move), and `enumerate --disassemble` checks
+    the puzzle's pieces with it before it searches."""
+    check("max_disassembly_pieces", "the number of pieces to take apart", n)
+
+
 def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset[str]] = (),
                 max_states: int | None = None, native: bool = True, first_found: bool = False) -> Disassembly:
     """Take an assembly apart: `pieces` maps each piece's label to its cells as assembled.
@@ -709,6 +717,7 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     `native=False` runs the Python twin of the compiled search (the same result, for the tests).
     """
     names = list(pieces)
+    check_pieces(len(names))
     shapes = [tuple(pieces[nm]) for nm in names]
     if len(names) < 2:
         return Disassembly(None, Stuck(tuple(names), 0, ()), 0)
