@@ -190,3 +190,26 @@ def test_a_chain_line_is_checked_along_its_joints(tmp_path):
     (tmp_path / "s.jsonl").write_text(_line(record, pieces), encoding="utf-8")
     one_line(run_cli("show", "s.jsonl", cwd=tmp_path), 2, "s.jsonl:1: not a solution of the puzzle it names",
              "do not touch")
+
+
+# -- design pieces within the limits (item 18) ------------------------------------------------------
+
+
+def test_design_pieces_refuses_a_box_over_the_limits_up_front(tmp_path):
+    """`design pieces --box 30x30x30` ignored --max-cells and spun silently over multisets that could never
+    fill it."""
+    proc = run_cli("design", "pieces", "--box", "30x30x30", "--copies", "1000", "--pool", "monocubes,dicubes,tricubes",
+                   cwd=tmp_path, timeout=60)
+    one_line(proc, 2, "--box: the box 30x30x30's volume is 27,000, over the limit of 20,000 (raise it with "
+                      "cpsolve --max-cells N)")
+    proc = run_cli("design", "pieces", "--box", "20x20x20", cwd=tmp_path, timeout=60)
+    one_line(proc, 2, "--pool: the estimated number of placements of the pool in the box 20x20x20 is ",
+             "cpsolve --max-placements N")
+
+
+def test_design_pieces_finds_at_once_that_no_multiset_fills_the_box(tmp_path):
+    """With the limits raised, the pool's 9,000 cells can never fill 27,000: no candidate, found at once."""
+    proc = run_cli("--max-cells", "30000", "--max-placements", "10000000", "design", "pieces", "--box", "30x30x30",
+                   "--copies", "1000", "--pool", "monocubes,dicubes,tricubes", "--json", "-q", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["candidates"] == 0

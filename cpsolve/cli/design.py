@@ -166,6 +166,7 @@ def design_pieces(
 
     boxes = [parse_box(b, max_cells=None) for b in box.split(",") if b.strip()]
     shapes = {p.name: p.shape for p in load(str(pool_file)).pieces} if pool_file else design.pool_from(pool)
+    design.check_limits(boxes, shapes)
     path = out or Path("pieces.design.jsonl")
     start = time.perf_counter()
     counts: dict[str, int] = {"candidates": 0, "unique": 0, "several": 0, "none": 0, "pruned": 0, "timeout": 0}
