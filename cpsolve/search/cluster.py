@@ -42,6 +42,7 @@ import copy
 import logging
 import os
 import pickle
+import re
 import signal
 import time
 import uuid
@@ -51,6 +52,7 @@ from multiprocessing import resource_tracker
 from typing import Any
 
 from ..errors import CpsolveError
+from ..limits import MAX_WORKERS, usable_cores
 from ..problem.placements import ExactCoverProblem
 from .backends import Backend, BackendUnavailable, SearchStats, Status, backend_class, get_backend
 from .parallel import Budget, given_back_sizes
@@ -109,17 +111,31 @@ def run_cluster(
 
 
 def parse_address(address: str) -> int | None:
-    """N for `local:N`, None for a scheduler's address; anything else is bad input (exit 2)."""
+    """N for `local:N`, None for a scheduler's address; anything else is bad input (exit 2), refused
+    before Dask is imported: `tcp://HOST:notaport` reached Dask's own parser ("internal error")."""
     if address.startswith("local:"):
         count = address.removeprefix("local:")
         if not count.isdigit() or int(count) < 1:
             raise CpsolveError(f"local:N needs a number of workers N >= 1, not {count!r}", field="cluster")
+        most = min(MAX_WORKERS, usable_cores())
+        if int(count) > most:
+            raise CpsolveError(f"local:{count}: at most local:{most} here, the cores this process may use (each "
+                               "worker is a process of about 100 MB; more than the cores only take turns)",
+                               field="cluster")
         return int(count)
     scheme, sep, rest = address.partition("://")
     if not (sep and scheme in SCHEMES and rest):
         raise CpsolveError(f"{address!r} is neither a scheduler address (tcp://HOST:PORT) nor local:N",
                            field="cluster")
+    found = HOST_PORT.fullmatch(rest)
+    if found is None or not 1 <= int(found["port"]) <= 65535:
+        raise CpsolveError(f"{address!r}: a scheduler's address is {scheme}://HOST:PORT, PORT from 1 to 65535",
+                           field="cluster")
     return None
+
+
+HOST_PORT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@]+):(?P<port>[0-9]{1,5})")
+"""HOST:PORT of a scheduler's address (an IPv6 host in brackets)."""
 
 
 def _import_distributed() -> Any:
@@ -150,8 +166,11 @@ def _client(distributed: Any, address: str, local: int | None) -> Iterator[Any]:
                                    exit_code=1) from None
             client = distributed.Client(cluster, set_as_default=False)
         else:
+            security = _security(distributed, address)
+            _probe(distributed, address, security)
             try:
-                client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+                client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False,
+                                            security=security)
             except (OSError, TimeoutError) as exc:
                 raise CpsolveError(f"cannot reach the Dask scheduler at {address}: {exc}", field="cluster",
                                    exit_code=1) from None
@@ -164,6 +183,47 @@ def _client(distributed: Any, address: str, local: int | None) -> Iterator[Any]:
             cluster.close()
             if not tracked:
                 _stop_tracker()
+
+
+def _security(distributed: Any, address: str) -> Any:
+    """Dask's TLS settings from its configuration (`distributed.comm.tls.*`), which a `tls://` or `wss://`
+    scheduler needs: without them Dask failed with a TypeError ("internal error")."""
+    security = distributed.Security()
+    if address.startswith(("tls://", "wss://")) and security.get_connection_args("client")["ssl_context"] is None:
+        raise CpsolveError(f"{address}: a TLS scheduler needs Dask's TLS settings (distributed.comm.tls.ca-file, "
+                           ".client.cert and .client.key in Dask's configuration, or DASK_DISTRIBUTED__COMM__TLS__* "
+                           "variables); none are set", field="cluster")
+    return security
+
+
+def _probe(distributed: Any, address: str, security: Any) -> None:
+    """Greet the scheduler, within CONNECT_TIMEOUT, before a Client does: a Client waits for ever on a
+    server that accepts and never answers (its own timeout covers the connection only), and turns a
+    server that answers garbage into a traceback. One line, exit 1, for either."""
+    import asyncio
+
+    async def hello() -> object:
+        comm = await distributed.comm.connect(address, timeout=CONNECT_TIMEOUT,
+                                              **security.get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    def failed(why: str) -> CpsolveError:
+        return CpsolveError(f"cannot reach the Dask scheduler at {address}: {why}", field="cluster", exit_code=1)
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(hello(), CONNECT_TIMEOUT))
+    except TimeoutError:
+        raise failed(f"no answer within {CONNECT_TIMEOUT:g} s") from None
+    except OSError as exc:
+        raise failed(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - whatever the bytes that came back made Dask's decoder raise
+        raise failed(f"it does not answer as a Dask scheduler ({type(exc).__name__}: {exc})") from None
+    if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
+        raise failed("it does not answer as a Dask scheduler")
 
 
 def _tracker_running() -> bool:
