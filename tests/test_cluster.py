@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -442,3 +443,41 @@ def test_a_server_that_never_answers_ends_the_command_in_one_line(answer, tmp_pa
     assert proc.stderr.startswith(f"cpsolve: error: --cluster: cannot reach the Dask scheduler at {address}: ")
     assert proc.stderr.count("\n") == 1 and proc.stdout == ""
     assert seconds < cluster.CONNECT_TIMEOUT + 20
+
+
+SIGNAL_WHILE_STARTING = """
+import os, signal, sys, threading
+import distributed
+
+start = distributed.LocalCluster.__init__
+delay, stop = float(sys.argv[1]), int(sys.argv[2])
+
+
+def interrupted(self, *args, **kwargs):
+    threading.Timer(delay, os.kill, (os.getpid(), stop)).start()
+    start(self, *args, **kwargs)
+
+
+distributed.LocalCluster.__init__ = interrupted
+sys.argv = ["cpsolve", "enumerate", "soma", "--cluster", "local:2", "--no-save", "-q"]
+from cpsolve.cli import main
+
+main()
+"""
+
+
+def test_a_stop_while_the_local_cluster_starts_is_quiet(tmp_path):
+    """Ctrl-C (or SIGTERM, SIGHUP) while `--cluster local:N` started its workers left a half-started cluster:
+    Dask's exit handler failed on it (`AssertionError: Status.init`) and its log lines reached stderr.
+    The signal is sent from inside the cluster's start, after seeded delays (starting takes a second or
+    more), and the run must stop as any run does: its status, nothing on stderr, no worker left."""
+    rng = random.Random(17)
+    stops = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGINT]
+    for stop in stops:
+        delay = round(rng.uniform(0.05, 0.9), 2)
+        proc = subprocess.Popen([sys.executable, "-c", SIGNAL_WHILE_STARTING, str(delay), str(int(stop))], cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 128 + stop, (delay, stop.name, err[-3000:])
+        assert err == "", (delay, stop.name, err[-3000:])
+        assert children(proc.pid, zombies=True) == []

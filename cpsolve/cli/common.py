@@ -2,9 +2,8 @@
 `main()` (signals, one-line errors, exit codes), the global --max-* options, the --timeout deadline
 and its alarm, output files, tables, and the argument and option types several commands take.
 
-The package imports this module first: `STARTED` is taken and the early signal handlers are set
-before typer and the stages below are imported, so that the deadline counts from the start and a
-Ctrl-C while importing prints no traceback.
+The program's entry point (`cpsolve/__main__.py`) answers stop signals before this package is
+imported, so that a Ctrl-C while importing prints no traceback; `main()` then installs the run's own.
 """
 
 from __future__ import annotations
@@ -23,18 +22,7 @@ from typing import IO, Annotated
 STARTED = time.time()
 """When this command started (before its imports): `--timeout` is a deadline counted from here."""
 
-
-def _quiet_exit(signum: int, _frame: object) -> None:
-    """Ctrl-C, SIGTERM or SIGHUP while cpsolve is still importing: nothing to tidy, no traceback."""
-    os._exit(128 + signum)
-
-
-_ARGV0 = Path(sys.argv[0])
-if _ARGV0.name == "cpsolve" or _ARGV0.parts[-2:] == ("cpsolve", "__main__.py"):  # the program, not a test's import
-    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(_sig, _quiet_exit)
-
-import typer  # noqa: E402 - after the handlers above, so that an early Ctrl-C prints no traceback
+import typer  # noqa: E402 - after STARTED, so that the deadline counts the imports too
 from typer import Abort  # noqa: E402
 from typer._click.exceptions import ClickException, NoArgsIsHelpError  # noqa: E402
 

@@ -44,6 +44,7 @@ import os
 import pickle
 import re
 import signal
+import threading
 import time
 import uuid
 import warnings
@@ -156,10 +157,11 @@ def _client(distributed: Any, address: str, local: int | None) -> Iterator[Any]:
     try:
         if local is not None:
             try:
-                cluster = distributed.LocalCluster(
-                    n_workers=local, threads_per_worker=1, processes=True, dashboard_address=":0",
-                    silence_logs=QUIET,
-                )
+                with _stop_signals_held():
+                    cluster = distributed.LocalCluster(
+                        n_workers=local, threads_per_worker=1, processes=True, dashboard_address=":0",
+                        silence_logs=QUIET,
+                    )
             except (OSError, RuntimeError, TimeoutError) as exc:
                 # Workers are spawned: they import the main module, so a script needs `if __name__ == ...`.
                 raise CpsolveError(f"cannot start {local} local Dask workers: {exc}", field="cluster",
@@ -183,6 +185,34 @@ def _client(distributed: Any, address: str, local: int | None) -> Iterator[Any]:
             cluster.close()
             if not tracked:
                 _stop_tracker()
+
+
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP held back while a local cluster starts, and delivered as soon as it has
+    (the run then stops as usual, and `_client` closes the cluster).
+
+    A stop in the middle of `LocalCluster(...)` left a half-started cluster that no one closed: Dask's
+    exit handler failed on it (`AssertionError: Status.init`) and its log lines reached stderr. Blocking
+    the signals would not do: another thread (Dask's) may receive them, and Python runs the handler on
+    the main thread whatever the main thread blocks; so the handler only records them meanwhile. (The
+    worker processes Dask spawns meanwhile are its own: a Ctrl-C at the terminal, sent to the whole
+    process group, can still make one print its traceback while it is starting.)"""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
+        yield
+        return
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, _frame: received.append(signum)) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if received:
+            signal.raise_signal(received[0])
 
 
 def _security(distributed: Any, address: str) -> Any:
