@@ -213,3 +213,20 @@ def test_design_pieces_finds_at_once_that_no_multiset_fills_the_box(tmp_path):
                    "--copies", "1000", "--pool", "monocubes,dicubes,tricubes", "--json", "-q", cwd=tmp_path, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["candidates"] == 0
+
+
+HUGE = 10**30
+
+
+@pytest.mark.parametrize("command", READERS, ids=lambda c: c[0])
+def test_huge_coordinates_are_drawn_when_close_and_refused_when_far_apart(command, tmp_path):
+    """Cells far apart made `draw` fail ("internal error: OverflowError") and `view` take 800 MB for two
+    cells; the same cells moved far from the origin, but next to each other, are a normal solution."""
+    near = {"A": [[HUGE, 0, 0]], "B": [[HUGE + 1, 0, 0]]}
+    (tmp_path / "s.jsonl").write_text(json.dumps({"puzzle": "x", "pieces": near}) + "\n", encoding="utf-8")
+    proc = run_cli(*command, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    far = {"A": [[0, 0, 0]], "B": [[HUGE, 0, 0]]}
+    (tmp_path / "s.jsonl").write_text(json.dumps({"puzzle": "x", "pieces": far}) + "\n", encoding="utf-8")
+    one_line(run_cli(*command, cwd=tmp_path), 2, "s.jsonl:1: the drawing of a 1000000000000000000000000000001x1x1 "
+             "bounding box is ", "(raise it with cpsolve --max-drawing N)")
