@@ -1,14 +1,16 @@
 """cpsolve: solve, count and compare solver backends on cubish assembly puzzles.
 
 The public API (`__all__`, documented in docs/api.md) lives in `cpsolve.api`; its names are looked
-up there on first use, so that `import cpsolve` stays instant: the command line installs its signal
-handlers right after it (no traceback on an early Ctrl-C), and pydantic, numpy and OR-Tools load
-only when a function needs them.
+up there on first use, so that `import cpsolve` stays instant: the program answers Ctrl-C right after
+it (`__main__.py`: no traceback on an early Ctrl-C), and pydantic, numpy and OR-Tools load only when
+a function needs them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # not imported when run: `python -m cpsolve` runs this module before it answers Ctrl-C
+    from typing import Any
 
 __all__ = [
     "Comparison",

@@ -24,6 +24,7 @@ import base64
 import builtins
 import contextlib
 import json
+import math
 import os
 import signal
 import time
@@ -34,6 +35,7 @@ from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Literal, NamedTuple, overload
 
 from .errors import CpsolveError, CpsolveNotice
+from .limits import check_drawing, check_timeout
 from .output.text import markup
 from .puzzle.geometry import Cell
 from .puzzle.model import Puzzle
@@ -405,8 +407,7 @@ class Enumeration(Iterator[Solution]):
 
     def __init__(self, puzzle: Puzzle, prepared: Prepared, engine: Backend, limit: int, timeout: float | None,
                  workers: int):
-        if timeout is not None and not (timeout > 0 and timeout < float("inf")):
-            raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
+        check_timeout(timeout)
         self.puzzle = puzzle
         self._prepared, self._engine = prepared, engine
         self._limit, self._timeout, self._workers = limit, timeout, workers
@@ -734,14 +735,19 @@ def export(
 
 def _stl(puzzle: Puzzle, unit: float, clearance: float) -> dict[str, bytes]:
     """One binary STL per distinct piece (`output.stl.file_names`: a piece used k times is `NAME-xk.stl`)."""
-    from .output.stl import binary_stl, file_names, triangles
+    from .output.stl import FLOAT32_MAX, binary_stl, file_names, triangles
+    from .puzzle.geometry import bounding_size
 
     if puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no separate pieces to print", where=puzzle.name, field="format")
-    if not unit > 0:
-        raise CpsolveError(f"the cube size must be > 0 mm, not {unit:g}", field="unit")
-    if clearance < 0 or clearance * 2 >= unit:
+    if not (math.isfinite(unit) and unit > 0):
+        raise CpsolveError(f"the cube size must be a finite number of mm > 0, not {unit:g}", field="unit")
+    if not (math.isfinite(clearance) and 0 <= clearance * 2 < unit):
         raise CpsolveError(f"clearance {clearance:g} mm does not fit a {unit:g} mm cube", field="clearance")
+    longest = max(max(bounding_size(p.shape)) for p in puzzle.pieces) * unit
+    if longest > FLOAT32_MAX:  # STL writes 32-bit floats: struct.pack would overflow
+        raise CpsolveError(f"{unit:g} mm cubes make a piece {longest:g} mm long, beyond the {FLOAT32_MAX:.3g} mm "
+                           "that STL's 32-bit numbers hold", field="unit")
     names = file_names([(p.name, p.count) for p in puzzle.pieces])
     return {file: binary_stl(p.name, triangles(p.shape, unit, clearance), p.count)
             for file, p in zip(names, puzzle.pieces, strict=True)}
@@ -768,6 +774,8 @@ def disassemble(solution: Solution, *, max_states: int | None = None) -> Disasse
         return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states)
     except TooManyStates as exc:
         raise CpsolveError(str(exc), where=solution.name, field="max_states", exit_code=1) from None
+    except CpsolveError as exc:
+        raise exc.located(solution.name) from None
 
 
 def draw(
@@ -799,6 +807,8 @@ def draw(
     def heading(default: str) -> str | None:
         return default if title is True else (title or None)
 
+    for shown in [what] if isinstance(what, Solution) else what if not isinstance(what, Puzzle) else []:
+        _check_drawable(shown)
     if isinstance(what, Solution):
         which = f"solution {what.index}" if what.index is not None else "a solution"
         drawing = pictures.draw_solution(what.pieces, _colors(what.puzzle), view=view, explode=exploded,
@@ -823,6 +833,15 @@ def draw(
     return pictures.encode(drawing, format)
 
 
+def _check_drawable(solution: object) -> None:
+    """A picture, a page are sized by the solution's bounding box (`--max-drawing`), not by its cells."""
+    if isinstance(solution, Solution):
+        try:
+            check_drawing([c for cells in solution.pieces.values() for c in cells])
+        except CpsolveError as exc:
+            raise exc.located(solution.name) from None
+
+
 def _colors(puzzle: Puzzle | None) -> dict[str, str | None]:
     return {p.name: p.color for p in puzzle.pieces} if puzzle is not None else {}
 
@@ -840,13 +859,17 @@ def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) 
     chosen = [solutions] if isinstance(solutions, Solution) else list(solutions)
     if not chosen:
         raise CpsolveError("no solutions to show")
+    for shown in chosen:
+        _check_drawable(shown)
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
     return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)
 
 
 def read_solutions(path: PathLike, limit: int = 0) -> list[Solution]:
     """The solutions of a JSON-lines file written by `cpsolve enumerate` (the first `limit` when > 0),
-    each with its puzzle when the name in the file can be loaded (a built-in model, a path).
+    each with its puzzle when the name in the file can be loaded (a built-in model, a path), and
+    checked against it: a line that is not a solution of the puzzle it names is refused, as is one
+    that cannot be a solution of any (a cell in two pieces, a bounding box past `--max-drawing`).
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -857,21 +880,37 @@ def read_solutions(path: PathLike, limit: int = 0) -> list[Solution]:
     """
     from .output.solutions import read_solutions as read_lines
 
-    records = read_lines(Path(path), limit)
     known: dict[str, Puzzle | None] = {}
-    out = []
-    for record in records:
-        name = str(record.get("puzzle", Path(path).name))
-        if name not in known:
-            try:
-                known[name] = load(name)
-            except CpsolveError:
-                known[name] = None
-        index, assemblies, mirror = record.get("class"), record.get("assemblies"), record.get("mirror_distinct")
-        out.append(Solution(name, _frozen(record["pieces"]), index if type(index) is int else None,
-                            assemblies if type(assemblies) is int else None,
-                            mirror if isinstance(mirror, bool) else None, known[name]))
-    return out
+    return [_solution_of(record, Path(path), n, known) for n, record in read_lines(Path(path), limit)]
+
+
+def solution_at(path: PathLike, index: int) -> Solution:
+    """The `index`-th (0-based) solution of a JSON-lines file, read and checked as `read_solutions` reads
+    each, without parsing the lines before it (`cpsolve show` and `disassemble` want one line)."""
+    from .output.solutions import read_solution_line
+
+    return _solution_of(read_solution_line(Path(path), index), Path(path), index + 1, {})
+
+
+def _solution_of(record: Mapping[str, object], path: Path, line: int, known: dict[str, Puzzle | None]) -> Solution:
+    """A line's record as a Solution, with the puzzle its name loads (kept in `known`), checked against it."""
+    from .puzzle.assembly import check_solution
+
+    name = str(record.get("puzzle", path.name))
+    if name not in known:
+        try:
+            known[name] = load(name)
+        except CpsolveError:
+            known[name] = None
+    puzzle = known[name]
+    pieces: Mapping[str, list[Cell]] = record["pieces"]  # type: ignore[assignment] # checked by the reader
+    if puzzle is not None and (why := check_solution(puzzle, pieces)) is not None:
+        raise CpsolveError(f"not a solution of the puzzle it names ({name}): {why}",
+                           where=f"{path}:{line}")
+    index, assemblies, mirror = record.get("class"), record.get("assemblies"), record.get("mirror_distinct")
+    return Solution(name, _frozen(pieces), index if type(index) is int else None,
+                    assemblies if type(assemblies) is int else None, mirror if isinstance(mirror, bool) else None,
+                    puzzle)
 
 
 # --- notebook display -----------------------------------------------------------------------------

@@ -54,6 +54,7 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..limits import check
 from ..puzzle.geometry import Cell
 
 try:
@@ -404,7 +405,7 @@ class _Search:
                 shifts.extend(got[1])
         try:
             states, found, locked = _native.separate(n, tables, shifts, [v for c in start for v in c],
-                                                     -1 if self.max_states is None else self.max_states, every)
+                                                     _c_budget(self.max_states), every)
         except ValueError:  # coordinates beyond the C search's range (2**20): the twin has no limit
             return None
         if found is not None:
@@ -646,6 +647,12 @@ def _reach(masks: Sequence[int], p: int) -> int:
         m = new
 
 
+def _c_budget(max_states: int | None) -> int:
+    """The state budget as the C search takes it (a C long; -1: none). A budget past 2**62 states is no
+    budget: no search gets near it, and a larger number does not fit (`--max-states 1e20`)."""
+    return -1 if max_states is None or max_states >= 1 << 62 else max_states
+
+
 def _key(pos: Sequence[Cell]) -> tuple[int, ...]:
     """A state: every piece's offset relative to the first piece (shifting everything changes nothing)."""
     x0, y0, z0 = pos[0]
@@ -690,6 +697,13 @@ class TooManyStates(Exception):
         self.states = states
 
 
+def check_pieces(n: int) -> None:
+    """Refuse to take apart more pieces than `--max-disassembly-pieces`: every position holds a table of
+    every pair (3,000 pieces took 1.7 GB before the first move), and `enumerate --disassemble` checks
+    the puzzle's pieces with it before it searches."""
+    check("max_disassembly_pieces", "the number of pieces to take apart", n)
+
+
 def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset[str]] = (),
                 max_states: int | None = None, native: bool = True, first_found: bool = False) -> Disassembly:
     """Take an assembly apart: `pieces` maps each piece's label to its cells as assembled.
@@ -703,6 +717,7 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     `native=False` runs the Python twin of the compiled search (the same result, for the tests).
     """
     names = list(pieces)
+    check_pieces(len(names))
     shapes = [tuple(pieces[nm]) for nm in names]
     if len(names) < 2:
         return Disassembly(None, Stuck(tuple(names), 0, ()), 0)

@@ -2,16 +2,14 @@
 `main()` (signals, one-line errors, exit codes), the global --max-* options, the --timeout deadline
 and its alarm, output files, tables, and the argument and option types several commands take.
 
-The package imports this module first: `STARTED` is taken and the early signal handlers are set
-before typer and the stages below are imported, so that the deadline counts from the start and a
-Ctrl-C while importing prints no traceback.
+The program's entry point (`cpsolve/__main__.py`) answers stop signals before this package is
+imported, so that a Ctrl-C while importing prints no traceback; `main()` then installs the run's own.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import math
 import os
 import signal
 import sys
@@ -24,18 +22,7 @@ from typing import IO, Annotated
 STARTED = time.time()
 """When this command started (before its imports): `--timeout` is a deadline counted from here."""
 
-
-def _quiet_exit(signum: int, _frame: object) -> None:
-    """Ctrl-C, SIGTERM or SIGHUP while cpsolve is still importing: nothing to tidy, no traceback."""
-    os._exit(128 + signum)
-
-
-_ARGV0 = Path(sys.argv[0])
-if _ARGV0.name == "cpsolve" or _ARGV0.parts[-2:] == ("cpsolve", "__main__.py"):  # the program, not a test's import
-    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(_sig, _quiet_exit)
-
-import typer  # noqa: E402 - after the handlers above, so that an early Ctrl-C prints no traceback
+import typer  # noqa: E402 - after STARTED, so that the deadline counts the imports too
 from typer import Abort  # noqa: E402
 from typer._click.exceptions import ClickException, NoArgsIsHelpError  # noqa: E402
 
@@ -210,21 +197,29 @@ def _limits(
     max_yaml_depth: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_YAML_DEPTH", show_default=str(
         limits.Limits.max_yaml_depth), help="Deepest YAML nesting.")] = None,
     max_drawing: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_DRAWING", show_default=str(
-        limits.Limits.max_drawing), help="Largest drawing (bounding-box cells) for solve and show.")] = None,
+        limits.Limits.max_drawing), help="Largest bounding box (cells) drawn, shown, put on a page or written "
+                                         "as voxels.")] = None,
+    max_pixels: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_PIXELS", show_default=str(
+        limits.Limits.max_pixels), help="Largest PNG picture, in pixels.")] = None,
+    max_literals: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_LITERALS", show_default=str(
+        limits.Limits.max_literals), help="Largest SAT model (literals of its clauses), estimated before it is "
+                                          "built.")] = None,
+    max_disassembly_pieces: Annotated[int | None, typer.Option(
+        min=1, envvar="CPSOLVE_MAX_DISASSEMBLY_PIECES", show_default=str(limits.Limits.max_disassembly_pieces),
+        help="Most pieces of an assembly taken apart.")] = None,
 ) -> None:
     """Solve, count and compare solvers on polycube packing and snake-cube puzzles.
 
     The --max-* options bound what a puzzle file may ask for, checked before anything is built.
     """
     limits.configure(max_cells=max_cells, max_placements=max_placements, max_file_bytes=max_file_bytes,
-                     max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing)
+                     max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing,
+                     max_pixels=max_pixels, max_literals=max_literals, max_disassembly_pieces=max_disassembly_pieces)
 
 
 def _check_timeout(value: float | None) -> float | None:
-    """`--timeout` is a deadline: a finite number of seconds > 0 (nan, inf, 0 are typos)."""
-    if value is not None and not (math.isfinite(value) and value > 0):
-        raise CpsolveError(f"must be a finite number of seconds > 0, not {value:g}", field="--timeout")
-    return value
+    """`--timeout` is a deadline: a finite number of seconds > 0, and not absurdly far."""
+    return limits.check_timeout(value, "--timeout")
 
 
 class _PreparationDeadline(Exception):
@@ -266,9 +261,7 @@ def _remaining(timeout: float | None) -> float | None:
 
 def default_workers() -> int:
     """All cores this process may use (cgroup/affinity aware where the platform says)."""
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return limits.usable_cores()
 
 
 def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:

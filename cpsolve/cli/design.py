@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import CpsolveError
-from .common import BackendOpt, ModelArg, WorkersOpt, app, default_workers
+from .common import BackendOpt, ModelArg, WorkersOpt, _check_timeout, app, default_workers
 
 design_app = typer.Typer(help="Design puzzles with exactly one solution: snake cubes, piece sets, pieces to fix.",
                          no_args_is_help=True)
@@ -147,7 +147,8 @@ def design_pieces(
         show_default="pieces.design.jsonl", help="JSON lines, one per candidate.")] = None,
     puzzles: Annotated[Path | None, typer.Option(help="Write the unique designs here as puzzle files.")] = None,
     max_files: Annotated[int, typer.Option(min=0, help="At most this many puzzle files.")] = 20,
-    timeout: Annotated[float | None, typer.Option(help="Per candidate, in seconds.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Per candidate, in seconds.",
+                                                  callback=lambda v: _check_timeout(v))] = None,
     workers: WorkersOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
@@ -165,6 +166,7 @@ def design_pieces(
 
     boxes = [parse_box(b, max_cells=None) for b in box.split(",") if b.strip()]
     shapes = {p.name: p.shape for p in load(str(pool_file)).pieces} if pool_file else design.pool_from(pool)
+    design.check_limits(boxes, shapes)
     path = out or Path("pieces.design.jsonl")
     start = time.perf_counter()
     counts: dict[str, int] = {"candidates": 0, "unique": 0, "several": 0, "none": 0, "pruned": 0, "timeout": 0}

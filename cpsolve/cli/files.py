@@ -24,13 +24,8 @@ def import_cmd(
     """Convert a problem of a BurrTools file to a cpsolve puzzle file (cube grid only); with --check,
     verify that each stored assembly covers the result exactly."""
     from ..output.text import printable
-    from ..puzzle.burrtools import (
-        assembly_pieces,
-        check_assembly,
-        parse_xmpuzzle,
-        puzzle_data,
-        read_xmpuzzle,
-    )
+    from ..puzzle.assembly import check_solution
+    from ..puzzle.burrtools import assembly_pieces, parse_xmpuzzle, puzzle_data, read_xmpuzzle
     from ..puzzle.writer import puzzle_text
 
     puzzle = read_xmpuzzle(file, problem)
@@ -52,7 +47,7 @@ def import_cmd(
                f"({len(puzzle.optional)} optional){stored}; {where}", err=True)
     if check:
         for k, assembly in enumerate(prob.stored):
-            if (why := check_assembly(puzzle, assembly_pieces(bf, problem, assembly))) is not None:
+            if (why := check_solution(puzzle, assembly_pieces(bf, problem, assembly))) is not None:
                 raise CpsolveError(f"stored assembly {k} is not a solution: {why}", where=str(file),
                                    field=f"problems.{problem}.solutions", exit_code=1)
         typer.echo(f"{len(prob.stored)} stored assemblies checked: each covers the result exactly", err=True)

@@ -147,6 +147,8 @@ def disassemble_cmd(
         found = disassemble(pieces, groups, max_states=max_states)
     except TooManyStates as exc:
         raise CpsolveError(f"{exc} (--max-states)", where=source, exit_code=1) from None
+    except CpsolveError as exc:
+        raise exc.located(source) from None
     burrtools = None if stored is None else format_level(stored)
     if as_json:
         typer.echo(json.dumps({"puzzle": name, "index": index, **disassembly_json(found),
@@ -189,16 +191,10 @@ def _assembly_to_disassemble(
 
     path = Path(source)
     if path.suffix == ".jsonl":
-        from ..output.solutions import read_solution_line
-        from ..puzzle.catalog import load
+        from .. import api
 
-        record = read_solution_line(path, index)
-        name = str(record.get("puzzle", path.name))
-        try:  # the puzzle's groups, when the file names a puzzle that can be found
-            groups = puzzle_groups(load(name))
-        except CpsolveError:
-            groups = ()
-        return name, record["pieces"], groups, None
+        solution = api.solution_at(path, index)  # with its puzzle's groups, when the file names one that loads
+        return solution.name, {k: list(v) for k, v in solution.pieces.items()}, puzzle_groups(solution.puzzle), None
     from ..output.solutions import labelled
     from ..puzzle.catalog import load
     from ..search.backends import for_problem

@@ -35,6 +35,7 @@ from .common import (
 if TYPE_CHECKING:
     from ..analysis.compare import CompareRow
     from ..analysis.report import ReportRow
+    from ..puzzle.model import Puzzle
     from ..search.enumeration import JournalPlan
     from ..search.result import EnumerationResult, SolutionClass
 
@@ -245,17 +246,13 @@ def show(
     index: Annotated[int, typer.Option(min=0, help="Which solution (0-based).")] = 0,
 ) -> None:
     """Draw one solution of an earlier enumeration."""
-    from ..output.solutions import read_solution_line
-    from ..output.text import draw, printable
+    from .. import api
+    from ..output.text import printable
 
-    record = read_solution_line(file, index)
-    try:
-        picture = draw(record["pieces"])
-    except CpsolveError as exc:
-        raise exc.located(f"{file}:{index + 1}") from None
-    name, assemblies = str(record.get("puzzle", file.name)), record.get("assemblies", "?")
-    typer.echo(printable(f"{name}, solution {index} (assemblies: {assemblies})"))
-    typer.echo(picture)
+    solution = api.solution_at(file, index)
+    assemblies = "?" if solution.assemblies is None else solution.assemblies
+    typer.echo(printable(f"{solution.name}, solution {index} (assemblies: {assemblies})"))
+    typer.echo(str(solution))
 
 
 @app.command("backends")
@@ -420,9 +417,13 @@ class _Disassembling:
     """`enumerate --disassemble`: takes each new solution class apart in this process, as it streams in,
     and keeps the tally of assemblies against solutions and levels."""
 
-    def __init__(self, puzzle: object, min_level: str | None) -> None:
-        from ..analysis.disassembly import LevelTally, parse_level, puzzle_groups
+    def __init__(self, puzzle: Puzzle, min_level: str | None) -> None:
+        from ..analysis.disassembly import LevelTally, check_pieces, parse_level, puzzle_groups
 
+        try:
+            check_pieces(puzzle.n_pieces)
+        except CpsolveError as exc:
+            raise exc.located(puzzle.origin or puzzle.name) from None
         try:
             self.min_level = None if min_level is None else parse_level(min_level)
         except ValueError as exc:

@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..limits import check
 from ..puzzle.chain import Chain
 from ..puzzle.geometry import FACE_STEPS, Cell
 from .scene import (
@@ -131,6 +132,22 @@ def _text_width(text: str, size: float) -> float:
     return 0.62 * size * len(text)
 
 
+LEGEND_CHARS = 40
+"""A legend entry's text is cut to this many characters: a piece name of 30 KB would size the picture."""
+TITLE_WIDTH = 600.0
+"""Pixels a title may take beyond the picture's own width (a 30 KB puzzle name made a 2.4 GB PNG)."""
+
+
+def _clipped(text: str, chars: int) -> str:
+    """`text`, or its first characters and an ellipsis when it is longer than `chars`."""
+    return text if len(text) <= chars else text[: max(chars - 1, 1)] + "\u2026"
+
+
+def _title_fitted(title: str, width: float, size: float) -> str:
+    """The title cut to the picture's width (or TITLE_WIDTH, whichever is wider)."""
+    return _clipped(title, int(max(width, TITLE_WIDTH) / (0.62 * size)))
+
+
 def _legend(
     entries: Sequence[tuple[tuple[str, ...], str]], x: float, y: float, size: float, max_h: float
 ) -> tuple[list[Shape], float, float]:
@@ -138,6 +155,7 @@ def _legend(
     out: list[Shape] = []
     row = size * 1.6
     per_col = max(1, int(max_h // row))
+    entries = [(colors, _clipped(text, LEGEND_CHARS)) for colors, text in entries]
     col_w = max((_text_width(t, size) for _, t in entries), default=0) + size * 2.2
     for i, (colors, text) in enumerate(entries):
         cx = x + (i // per_col) * col_w
@@ -183,6 +201,7 @@ def solution_drawing(
         width += w + margin
         height = max(height, top + h + margin)
     if title:
+        title = _title_fitted(title, width, FONT_SIZE * 1.1)
         shapes.append(Text((margin, margin + FONT_SIZE), title, FONT_SIZE * 1.1, anchor="ls"))
         width = max(width, margin * 2 + _text_width(title, FONT_SIZE * 1.1))
     return Drawing(math.ceil(width), math.ceil(height), shapes)
@@ -226,7 +245,8 @@ def sheet_drawing(
         cy = top + (i // cols) * (cell_h + gap + caption * 1.6)
         frame = Frame(unit, (cx + (cell_w - (box[2] - box[0]) * unit) / 2 - box[0] * unit, cy - box[1] * unit))
         shapes += cube_shapes(parts, cam, frame, view)
-        shapes.append(Text((cx + cell_w / 2, cy + cell_h + caption * 1.1), name, caption, anchor="ms"))
+        shapes.append(Text((cx + cell_w / 2, cy + cell_h + caption * 1.1), _clipped(name, LEGEND_CHARS), caption,
+                           anchor="ms"))
     rows = math.ceil(len(solutions) / cols)
     width = margin * 2 + cols * cell_w + (cols - 1) * gap
     height = top + rows * (cell_h + caption * 1.6) + (rows - 1) * gap + margin
@@ -236,7 +256,8 @@ def sheet_drawing(
         width += w + margin
         height = max(height, top + h + margin)
     if title:
-        shapes.append(Text((margin, margin + FONT_SIZE), title, FONT_SIZE * 1.1, anchor="ls"))
+        shapes.append(Text((margin, margin + FONT_SIZE), _title_fitted(title, width, FONT_SIZE * 1.1), FONT_SIZE * 1.1,
+                           anchor="ls"))
     return Drawing(math.ceil(width), math.ceil(height), shapes)
 
 
@@ -298,6 +319,7 @@ def chain_drawing(
     width = margin * 2 + (x1 - x0) * unit
     height = top + (y1 - y0) * unit + margin
     if title:
+        title = _title_fitted(title, width, FONT_SIZE * 1.1)
         shapes_all.append(Text((margin, margin + FONT_SIZE), title, FONT_SIZE * 1.1, anchor="ls"))
         width = max(width, margin * 2 + _text_width(title, FONT_SIZE * 1.1))
     return Drawing(math.ceil(width), math.ceil(height), shapes_all)
@@ -350,6 +372,7 @@ def to_png(drawing: Drawing) -> bytes:
     """The drawing as a PNG, painted with Pillow at SUPERSAMPLE times the size, then reduced."""
     from PIL import Image, ImageDraw, ImageFont
 
+    check("max_pixels", f"the picture of {drawing.width}x{drawing.height} pixels", drawing.width * drawing.height)
     k = SUPERSAMPLE
     img = Image.new("RGB", (drawing.width * k, drawing.height * k), BACKGROUND)
     pen = ImageDraw.Draw(img)

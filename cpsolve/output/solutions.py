@@ -8,15 +8,18 @@ complete file gives the total count; the lines themselves give the count up to s
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import CpsolveError, unreadable
+from ..limits import active, exceeded
 from ..problem.placements import ExactCoverProblem
+from ..puzzle.assembly import check_cells
 from ..puzzle.geometry import Cell
 from ..puzzle.names import safe_stem
 from ..search.journal import MAGIC, same_file
@@ -189,40 +192,52 @@ class LineWriter:
         return _record(self.puzzle, index, assemblies, mirror_distinct, ",".join(parts), extra)
 
 
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(number from 1, text) of each line of a solutions file, each read no further than the file-size
+    limit (`--max-file-bytes`): a line of 1.5 GB was read whole (3.1 GB)."""
+    limit = active().max_file_bytes
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for n in itertools.count(1):
+                line = fh.readline(limit + 1)
+                if not line:
+                    return
+                if len(line) > limit:
+                    raise CpsolveError(exceeded("max_file_bytes", "the line's length", None).message,
+                                       where=f"{path}:{n}")
+                yield n, line
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(path, exc) from None
+
+
 def read_solution_line(path: Path, index: int) -> dict[str, Any]:
     """The `index`-th (0-based) solution of a JSON-lines file written by `cpsolve enumerate --out`."""
     count = 0
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for count, line in enumerate(fh, start=1):
-                if count - 1 == index:
-                    return _parse_line(line, path, index)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(path, exc) from None
+    for count, line in _lines(path):
+        if count - 1 == index:
+            return _parse_line(line, path, count)
     raise CpsolveError(f"holds {count} solutions (indices 0 to {count - 1}); there is no index {index}",
                        where=str(path))
 
 
-def read_solutions(path: Path, limit: int = 0) -> list[dict[str, Any]]:
-    """Every solution line of a JSON-lines file (the first `limit` when > 0), each checked as
-    `read_solution_line` checks one; a file with none is an error. One pass over the file."""
-    out: list[dict[str, Any]] = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh):
-                if limit and len(out) >= limit:
-                    break
-                if line.strip():
-                    out.append(_parse_line(line, path, n))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(path, exc) from None
+def read_solutions(path: Path, limit: int = 0) -> list[tuple[int, dict[str, Any]]]:
+    """Every solution line of a JSON-lines file (the first `limit` when > 0), with its line number, each
+    checked as `read_solution_line` checks one; a file with none is an error. One pass over the file."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    for n, line in _lines(path):
+        if limit and len(out) >= limit:
+            break
+        if line.strip():
+            out.append((n, _parse_line(line, path, n)))
     if not out:
         raise CpsolveError("holds no solutions", where=str(path))
     return out
 
 
 def _parse_line(line: str, path: Path, n: int) -> dict[str, Any]:
-    where = f"{path}:{n + 1}"
+    """Line `n` (from 1) as a record, its pieces' cells as tuples, checked for what needs no puzzle
+    (`check_cells`: labels, no cell twice, the limits on cells and the bounding box)."""
+    where = f"{path}:{n}"
     try:
         record: dict[str, Any] = json.loads(line)
         pieces = record["pieces"]
@@ -235,5 +250,7 @@ def _parse_line(line: str, path: Path, n: int) -> dict[str, Any]:
         ok = False
     if not ok:
         raise CpsolveError("not a solution line written by 'cpsolve enumerate --out'", where=where)
-    record["pieces"] = {k: [tuple(int(v) for v in c) for c in cells] for k, cells in pieces.items()}
+    record["pieces"] = {k: [(c[0], c[1], c[2]) for c in cells] for k, cells in pieces.items()}
+    if (why := check_cells(record["pieces"])) is not None:
+        raise CpsolveError(why, where=where)
     return record

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..errors import CpsolveError, CpsolveNotice
 from .burrtools import read_xmpuzzle
-from .loader import parse_puzzle_text, read_text
+from .loader import parse_puzzle_text, read_puzzle_text
 from .model import Puzzle, to_puzzle
 
 
@@ -72,7 +72,7 @@ def load(model: str) -> Puzzle:
     if isinstance(source, Path) and is_burrtools(source):
         return read_xmpuzzle(source)
     where = str(source) if isinstance(source, Path) else model
-    text = read_text(source) if isinstance(source, Path) else source.read_text(encoding="utf-8")
+    text = read_puzzle_text(source) if isinstance(source, Path) else source.read_text(encoding="utf-8")
     spec = parse_puzzle_text(text, where)
     try:
         return to_puzzle(spec, origin=where)

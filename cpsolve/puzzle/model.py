@@ -12,7 +12,7 @@ from typing import Literal
 from ..errors import CpsolveError
 from .chain import Chain, chain_of
 from .geometry import MIRROR_X, ROTATIONS, Cell, Shape, Transform, mirror
-from .schema import PuzzleFile, Reference
+from .schema import PieceSpec, PuzzleFile, Reference
 
 
 @dataclass(frozen=True)
@@ -153,11 +153,7 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None) -> Puzzle:
             )
         return puzzle(kind="chain", chain=chain)
     assert spec.pieces is not None
-    pieces = tuple(
-        Piece(n, p.shape(), p.count_range()[1], p.color,
-              p.count_range()[0] if p.count_range()[0] != p.count_range()[1] else None, p.colors())
-        for n, p in spec.pieces.items()
-    )
+    pieces = tuple(_piece(n, p, len(container)) for n, p in spec.pieces.items())
     optional = spec.container.optional_cells()
     check_volume(pieces, len(container) - len(optional), len(optional))
     container_colors = tuple(sorted(
@@ -187,6 +183,17 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None) -> Puzzle:
             )
     return puzzle(pieces=pieces, key_piece=spec.key_piece, optional=optional, container_colors=container_colors,
                   color_rules=rules, groups=tuple(groups))
+
+
+def _piece(name: str, spec: PieceSpec, cells: int) -> Piece:
+    """The piece of a file; a range's max beyond the container's cells means "as many as fit":
+    `max: 3000000000` is the same puzzle as `max: CELLS`, a number every engine can hold (the dlx
+    engine's counts stop at 2**20). Ranges within it are kept as written."""
+    low, high = spec.count_range()
+    shape = spec.shape()
+    if low != high:
+        high = max(low, min(high, cells))
+    return Piece(name, shape, high, spec.color, low if low != high else None, spec.colors())
 
 
 def check_volume(pieces: tuple[Piece, ...], required: int, optional: int) -> None:

@@ -20,6 +20,7 @@ from types import FrameType
 from typing import Any
 
 from ..errors import CpsolveError, CpsolveNotice
+from ..limits import check_timeout
 from ..problem.canonical import Canonicalizer, Forms
 from ..problem.chains import chain_problem
 from ..problem.placements import ExactCoverProblem, bit_indices, packing_problem
@@ -307,8 +308,7 @@ def enumerate_classes(
     that a run refused for its journal leaves the file as it was. If it raises, the run ends there
     (a journal made for it is removed again).
     """
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-        raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
+    check_timeout(timeout)
     start = time.perf_counter()
     deadline = None if timeout is None else time.time() + timeout
     result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe(),
