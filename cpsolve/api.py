@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
     from .analysis.compare import CompareRow
     from .analysis.disassembly import Disassembly
+    from .analysis.explain import Report
     from .analysis.explain.counting import ColourArgument, Scheme
     from .search.backends import Backend
     from .search.enumeration import Prepared
@@ -906,11 +907,15 @@ class Explanation:
     """The explanation in words, one line each (what `str()` prints below its heading)."""
     index: int | None = None
     """The solution explained (an assembly), when there is one."""
-    _report: object = field(default=None, repr=False, compare=False)
+    _report: Report | None = field(default=None, repr=False, compare=False)
     _puzzle: Puzzle | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def _finding(self) -> object:
+        return None if self._report is None else self._report.finding
+
     def as_json(self) -> dict[str, object]:
-        finding = getattr(self._report, "finding", None)
+        finding = self._report.finding if self._report is not None else None
         return {"puzzle": self.puzzle, "index": self.index, "case": self.case, "argument": self.argument,
                 "size": self.size, "minimal": self.minimal, "seconds": round(self.seconds, 3),
                 "tried": list(self.tried), "text": list(self.lines),
@@ -928,7 +933,7 @@ class Explanation:
         from .analysis.explain.counting import ColourArgument, Uncovered
         from .output.text import draw as layers
 
-        finding = getattr(self._report, "finding", None)
+        finding = self._finding
         container = self._puzzle.container if self._puzzle is not None else ()
         if not container or len(container) > 512:
             return None
@@ -967,7 +972,7 @@ class Explanation:
             raise CpsolveError(f"unknown picture format {format!r} (known: png, svg)", field="format")
         if view not in VIEWS:
             raise CpsolveError(f"unknown view {view!r} (known: {', '.join(VIEWS)})", field="view")
-        finding = getattr(self._report, "finding", None)
+        finding = self._finding
         title = f"{self.puzzle}: {_HEADLINES.get(self.case, self.case)}"
         puzzle = self._puzzle
         container = list(puzzle.container) if puzzle is not None else []
@@ -1016,7 +1021,7 @@ class Explanation:
         from .output.explain import MARK, QUIET
         from .output.page import page_html
 
-        finding = getattr(self._report, "finding", None)
+        finding = self._finding
         if not isinstance(finding, Blocked):
             raise CpsolveError("only a stuck assembly has a page to show", where=self.puzzle, exit_code=1)
         state = finding.open_state if finding.open_moves else finding.start
@@ -1087,10 +1092,9 @@ def explain(
     return _explanation(explain_puzzle(what, backend=backend, timeout=timeout), what, None)
 
 
-def _explanation(report: object, puzzle: Puzzle | None, index: int | None) -> Explanation:
-    from .analysis.explain import CoreArgument, Report
+def _explanation(report: Report, puzzle: Puzzle | None, index: int | None) -> Explanation:
+    from .analysis.explain import CoreArgument
 
-    assert isinstance(report, Report)
     finding = report.finding
     return Explanation(report.puzzle, report.case, report.argument, None if finding is None else finding.size,
                        finding.minimal if isinstance(finding, CoreArgument) else None, report.seconds, report.tried,

@@ -329,6 +329,7 @@ def test_several_solutions_are_compared_on_the_placements_where_they_differ():
     assert (detail["classes"], detail["assemblies"]) == (10, 136)
     assert [d["solution"] for d in detail["differences"]] == list(range(1, 10))
     assert all(d["pieces"] and set(d["pieces"]) == {"T"} for d in detail["differences"])
+    assert found.lines[-1].startswith("`cpsolve design unique` finds the smallest change")
 
 
 # ----------------------------------------------------------------------------- the command line
@@ -365,6 +366,16 @@ def test_cli_refuses_bad_options_in_one_line(tmp_path: Path):
     assert proc.returncode == 2 and "has 1 solution classes" in proc.stderr and proc.stderr.count("\n") == 1
     proc = run_cli("explain", "snake-27")
     assert proc.returncode == 2 and "chain" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_cli_says_in_one_line_when_the_deadline_came_first():
+    """A core takes seconds (results/explain.md): with a fraction of one, nothing is claimed, exit 1."""
+    proc = run_cli("explain", str(PUZZLES / "explain-cubissimo-o.yaml"), "--timeout", "0.3")
+    assert proc.returncode == 1, proc.stderr
+    heading, why = proc.stdout.splitlines()
+    assert heading == "cubissimo-o: no explanation found"
+    assert why in ("the deadline passed before a core was found",
+                   "the deadline passed before the search settled whether it has an assembly")
 
 
 @needs_examples

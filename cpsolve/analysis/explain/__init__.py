@@ -223,6 +223,8 @@ def explain_puzzle(puzzle: Puzzle, *, backend: str = "sat", timeout: float | Non
     result = enumerate_classes(prepared, engine, limit=max_classes, timeout=_left(deadline), on_class=classes.append)
     if result.status is Status.INTERRUPTED:
         raise KeyboardInterrupt
+    if not classes:
+        return report("unknown", None, "the deadline passed before the first solution class was counted")
     complete = result.status is Status.COMPLETE
     placements = [c.placements for c in classes]
     assemblies = sum(c.assemblies for c in classes)
@@ -243,6 +245,9 @@ def explain_puzzle(puzzle: Puzzle, *, backend: str = "sat", timeout: float | Non
         else:
             start, what, why = [], None, ""
         trace, eliminated, every = forced_by_elimination(problem, start, why, deadline)
+        if every and (wrong := problem.check_solution([r for r, _ in trace])) is not None:
+            raise CpsolveError(f"internal error: the placements elimination forced are no solution ({wrong})",
+                               where=puzzle.name, exit_code=1)
         forced = tuple((problem.piece_names[problem.rows[r].piece],
                         tuple(problem.cells[c] for c in problem.rows[r].cells), why) for r, why in trace)
         return report("unique", Uniqueness("unique", 1, True, assemblies, (), (), (), what, forced, eliminated, every,

@@ -141,6 +141,8 @@ def explain_stuck(pieces: Mapping[str, Sequence[Cell]], result: Disassembly, gro
     offsets = dict(zip(part, stuck.start or [(0, 0, 0)] * len(part), strict=True))
     start = {k: shifted(pieces[k], offsets[k]) for k in part}
     states = explore({k: pieces[k] for k in part}, offsets, max_states)
+    if len(states) != stuck.states:  # the Python twin's states against the search's own count
+        raise AssertionError(f"explore reached {len(states)} states, the disassembler {stuck.states}")
     start_free = free_steps(start)
     best = (start_free, 0, 0)
     best_state = start

@@ -16,6 +16,7 @@ puzzle unique):
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -77,15 +78,17 @@ class Uniqueness:
         more = "" if self.complete else " (at least: the enumeration stopped there)"
         out = [f"{self.classes} solution classes{more}, {self.assemblies} assemblies."]
         if self.backbone:
+            shared = Counter(p for p, _ in self.backbone)
             out.append(f"Turned to agree with solution 0 as far as they can, all share {len(self.backbone)} "
                        f"placement{'s' if len(self.backbone) != 1 else ''} (the backbone): "
-                       + ", ".join(p for p, _ in self.backbone) + ".")
+                       + ", ".join(p if k == 1 else f"{p} ({k} copies)" for p, k in shared.items()) + ".")
         else:
             out.append("Turned to agree with solution 0 as far as they can, they share no placement.")
         if self.moving:
             out.append("The solutions differ in " + ", ".join(f"{p} ({n} places)" for p, n in self.moving) + ".")
         for index, pieces in self.differences[:MAX_LISTED]:
             out.append(f"  solution {index} differs from solution 0 in {' '.join(pieces)}")
+        out.append("`cpsolve design unique` finds the smallest change (a piece fixed, a mark, a hole) that leaves one.")
         return out
 
     def as_json(self) -> dict[str, object]:
