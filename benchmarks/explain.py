@@ -110,7 +110,8 @@ def detail(found: cpsolve.Explanation) -> str:
                 f"{' '.join(removal) or '-'} to free the rest")
     if found.argument == "backbone":
         if found.case == "unique":
-            return f"{len(data['forced'])} placements forced by elimination, all: {data['forced_all']}"
+            return (f"elimination forces {len(data['forced'])} placement(s) from the key"
+                    f"{': every piece' if data['forced_all'] else ', then search'}")
         return f"{data['classes']} classes, backbone {len(data['backbone'])}, moving {len(data['moving'])} pieces"
     return str(found.lines[0])
 

@@ -96,6 +96,18 @@ def test_ranges_give_every_volume_a_choice_of_copies_makes():
     assert (found.argument, found.as_json()["detail"]["totals"]) == ("volume", [8, 10])
 
 
+def test_a_colouring_counts_optional_cells_as_room():
+    """Four required corners and an optional rest of a 3x3 square, three dominoes: each covers one white
+    square, the container needs 4 (the corners) or 5 (with the optional centre)."""
+    p = cpsolve.puzzle_from_dict({"name": "corners", "container": {"layers": [["#+#", "+++", "#+#"]]},
+                                  "pieces": {"D": {"cells": [[0, 0, 0], [1, 0, 0]], "count": 3}}})
+    found = cpsolve.explain(p)
+    detail = found.as_json()["detail"]
+    assert (found.argument, detail["scheme"], detail["weights"]) == ("colouring", "checkerboard", [1, 0])
+    assert (detail["required"], detail["optional"], detail["need"], detail["totals"]) == ([4, 0], [1, 4], [4, 5], [3])
+    assert cpsolve.solve(p) is None
+
+
 def test_a_recheck_refuses_an_argument_that_does_not_hold():
     """The re-derivation is not a formality: a colouring argument with a wrong total is caught."""
     p = puzzle("explain-mutilated-chessboard.yaml")
