@@ -29,12 +29,12 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from html import escape
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Literal, NamedTuple, overload
 
 from .errors import CpsolveError, CpsolveNotice
+from .output.text import markup
 from .puzzle.geometry import Cell
 from .puzzle.model import Puzzle
 
@@ -558,7 +558,7 @@ class Enumeration(Iterator[Solution]):
 
     def _repr_html_(self) -> str:
         if self._result is None:
-            return f"<p>{escape(self._prepared.name)}: {'running' if self.running else 'not started'}</p>"
+            return f"<p>{markup(self._prepared.name)}: {'running' if self.running else 'not started'}</p>"
         return self._result._repr_html_()
 
 
@@ -732,8 +732,8 @@ def export(
 
 
 def _stl(puzzle: Puzzle, unit: float, clearance: float) -> dict[str, bytes]:
-    """One binary STL per distinct piece, under a safe file name (a piece used k times is printed k times)."""
-    from .output.stl import binary_stl, triangles
+    """One binary STL per distinct piece (`output.stl.file_names`: a piece used k times is `NAME-xk.stl`)."""
+    from .output.stl import binary_stl, file_names, triangles
 
     if puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no separate pieces to print", where=puzzle.name, field="format")
@@ -741,11 +741,9 @@ def _stl(puzzle: Puzzle, unit: float, clearance: float) -> dict[str, bytes]:
         raise CpsolveError(f"the cube size must be > 0 mm, not {unit:g}", field="unit")
     if clearance < 0 or clearance * 2 >= unit:
         raise CpsolveError(f"clearance {clearance:g} mm does not fit a {unit:g} mm cube", field="clearance")
-    out: dict[str, bytes] = {}
-    for piece in puzzle.pieces:
-        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in piece.name)
-        out[f"{safe}.stl"] = binary_stl(piece.name, triangles(piece.shape, unit, clearance))
-    return out
+    names = file_names([(p.name, p.count) for p in puzzle.pieces])
+    return {file: binary_stl(p.name, triangles(p.shape, unit, clearance), p.count)
+            for file, p in zip(names, puzzle.pieces, strict=True)}
 
 
 # --- solutions: taking apart, pictures, the page, files --------------------------------------------
@@ -922,10 +920,13 @@ class Explanation:
                 "detail": finding.as_json() if finding is not None else None}
 
     def __str__(self) -> str:
+        """The text `cpsolve explain` prints: names from files shown as a terminal should (`printable`)."""
+        from .output.text import printable
+
         which = f", solution {self.index}" if self.index is not None else ""
         out = [f"{self.puzzle}{which}: {_HEADLINES.get(self.case, self.case)}", *self.lines]
         drawing = self._drawing()
-        return "\n".join(out + (["", drawing] if drawing else [])) + "\n"
+        return "\n".join([printable(line) for line in out] + (["", drawing] if drawing else [])) + "\n"
 
     def _drawing(self) -> str | None:
         """The cells an argument names, drawn as z-layers (a core's, a colouring's, unreachable ones)."""
@@ -1033,7 +1034,7 @@ class Explanation:
                          title=f"{self.puzzle}: stuck ({which}){marked}", recolor=colors)
 
     def _repr_html_(self) -> str:
-        return "<pre>" + escape(str(self)) + "</pre>"
+        return "<pre>" + markup(str(self)) + "</pre>"
 
 
 def _scheme(found: ColourArgument) -> Scheme:
@@ -1140,15 +1141,15 @@ def _nth_class(puzzle: Puzzle, index: int) -> Solution:
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(v)}</td>" for v in row) + "</tr>" for row in rows)
+    head = "".join(f"<th>{markup(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{markup(v)}</td>" for v in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _iframe(document: str, height: int) -> str:
     """A whole HTML page inside notebook output: an iframe, so that its script runs and its style
     and element ids stay its own (two solutions in one notebook would otherwise share them)."""
-    return (f'<iframe srcdoc="{escape(document, quote=True)}" style="width:100%;height:{height}px;border:0" '
+    return (f'<iframe srcdoc="{markup(document)}" style="width:100%;height:{height}px;border:0" '
             'sandbox="allow-scripts"></iframe>')
 
 
@@ -1162,8 +1163,8 @@ def _puzzle_html(puzzle: Puzzle) -> str:
     facts += [(k, " ".join(v.split())) for k, v in (("description", puzzle.description), ("source", puzzle.source))
               if v]
     picture = base64.b64encode(_puzzle_png(puzzle)).decode("ascii")
-    rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in facts)
-    return f'<table>{rows}</table><img src="data:image/png;base64,{picture}" alt="the pieces of {escape(puzzle.name)}">'
+    rows = "".join(f"<tr><th>{markup(k)}</th><td>{markup(v)}</td></tr>" for k, v in facts)
+    return f'<table>{rows}</table><img src="data:image/png;base64,{picture}" alt="the pieces of {markup(puzzle.name)}">'
 
 
 def _install_display() -> None:

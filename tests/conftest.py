@@ -25,6 +25,15 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subpro
     )
 
 
+def one_line(proc: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
+    """The command failed with exit status `code` and said why in one line on stderr, with each fragment."""
+    assert proc.returncode == code, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cpsolve: error: "), proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
 def run_json(*args: str, cwd: Path | None = None) -> dict:
     proc = run_cli(*args, "--json", cwd=cwd)
     assert proc.returncode == 0, proc.stderr

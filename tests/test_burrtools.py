@@ -286,3 +286,20 @@ def test_imported_yaml_is_the_same_puzzle(tmp_path):
             assert proc.returncode == 0, proc.stderr
             direct = read_xmpuzzle(example(name), problem)
             assert same_puzzle(direct, load(str(out))), (name, problem)
+
+
+def test_a_result_made_only_of_variable_cells_is_a_puzzle(tmp_path):
+    # BurrTools accepts a result whose cells are all '+' (it counts 2 assemblies of three dominoes in
+    # this 3x2 box, up to rotation and reflection); cpsolve refused it ("the result has no fixed cell")
+    path = tmp_path / "plus.xmpuzzle"
+    path.write_text('<?xml version="1.0"?><puzzle version="2"><gridType type="0"/><colors/><shapes>'
+                    '<voxel x="3" y="2" z="1" type="0" name="R">++++++</voxel>'
+                    '<voxel x="2" y="1" z="1" type="0" name="D">##</voxel></shapes><problems><problem state="0">'
+                    '<shapes><shape id="1" count="3"/></shapes><result id="0"/><bitmap/></problem></problems>'
+                    '</puzzle>', encoding="utf-8")
+    puzzle = read_xmpuzzle(path)
+    assert len(puzzle.container) == 6 and len(puzzle.optional) == 6
+    for backend in ("dlx", "python", "sat"):
+        assert counts(puzzle, backend) == (3, 2, 2), backend
+    yaml_text = run_cli("import", str(path))
+    assert yaml_text.returncode == 0 and "+++" in yaml_text.stdout

@@ -90,6 +90,19 @@ def test_closed_stdout_is_one_line_and_exit_1():
     assert proc.returncode == 1 and proc.stderr.strip() == "cpsolve: error: standard output is closed"
 
 
+@pytest.mark.parametrize("quiet", [True, False])
+def test_closed_stderr_still_prints_the_summary(quiet, tmp_path):
+    """Issue 26 item 18: with stderr closed the run failed (exit 1) and printed nothing; the answer goes to
+    stdout, which is open, and nothing meant for stderr may land in a file opened in its place."""
+    proc = subprocess.run(["sh", "-c", f"'{sys.executable}' -m cpsolve enumerate soma {'-q' if quiet else ''} 2>&-"],
+                          capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.splitlines()[0] == "soma: 11520 solutions in all, 480 up to rotation, 240 up to rotation and " \
+                                          "reflection"
+    lines = (tmp_path / "soma.solutions.jsonl").read_text().splitlines()
+    assert len(lines) == 240 and all(json.loads(line)["puzzle"] == "soma" for line in lines)
+
+
 def test_a_folder_named_like_a_built_in_model(tmp_path):
     """The bare name means the built-in model (a note says so); ./NAME means the folder, refused in one line."""
     (tmp_path / "soma").mkdir()

@@ -21,6 +21,7 @@ from cpsolve.analysis.disassembly import (
     Separation,
     TooManyStates,
     _PairTable,
+    _rank,
     disassemble,
     explore,
     format_level,
@@ -30,7 +31,7 @@ from cpsolve.analysis.disassembly import (
 from cpsolve.api import enumerate as enumerate_solutions
 from cpsolve.api import solve
 from cpsolve.puzzle.catalog import load
-from cpsolve.puzzle.geometry import Cell, rotation_key
+from cpsolve.puzzle.geometry import ROTATIONS, Cell, rotation_key
 from cpsolve.puzzle.kaenel import kaenel_stick
 
 SHARED = REPO.parent / "shared" / "burrtools-examples"
@@ -192,9 +193,16 @@ def signature(r: Disassembly) -> tuple[object, ...]:
 
 
 def assert_twins_agree(pieces: dict[str, list[Cell]], groups: tuple[frozenset[str], ...] = ()) -> Disassembly:
+    """C and the twin give the same result, choosing between the shortest separations and (as BurrTools)
+    keeping the first found; the chosen one is never harder than the first found."""
     fast = disassemble(pieces, groups)
     slow = disassemble(pieces, groups, native=False)
     assert signature(fast) == signature(slow), list(pieces)
+    first = disassemble(pieces, groups, first_found=True)
+    assert signature(first) == signature(disassemble(pieces, groups, native=False, first_found=True)), list(pieces)
+    if first.ok:
+        assert fast.ok and fast.level()[0] == first.level()[0]  # type: ignore[index]
+        assert _rank(fast.separation) <= _rank(first.separation)  # type: ignore[operator]
     return fast
 
 
@@ -512,11 +520,16 @@ def _stored(name: str) -> tuple[list[dict[str, list[Cell]]], tuple[frozenset[str
 
 
 @needs_reader
-def test_pelikan_burr_stored_solution_is_level_98_2_4_2():
+def test_pelikan_burr_stored_solution_is_level_98_2_4_and_burrtools_first_way_98_2_4_2():
     stored, groups = _stored("PelikanBurr.xmpuzzle")
-    got = [checked(a, groups) for a in stored]  # C against the twin (7,022 states, about 3 s in Python)
-    assert [g.level_text() for g in got] == ["98.2.4.2"] and len(got[0].moves()) == 108
+    got = [checked(a, groups) for a in stored]  # C against the twin (7,294 states, a few seconds in Python)
+    assert [g.level_text() for g in got] == ["98.2.4"] and len(got[0].moves()) == 107
     check_moves(stored[0], got[0])
+    # BurrTools keeps the first way its search meets: 98.2.4.2, as stored in the file, 108 moves
+    first = disassemble(stored[0], groups, first_found=True)
+    assert first.level_text() == "98.2.4.2" == _stored_levels("PelikanBurr.xmpuzzle")[0]
+    assert len(first.moves()) == 108
+    check_moves(stored[0], first)
 
 
 @needs_reader
@@ -543,7 +556,63 @@ def test_alpackino_stored_assembly_comes_apart():
     stored, groups = _stored("AlPackino.xmpuzzle")
     got = [checked(a, groups) for a in stored]
     assert [g.ok for g in got] == [True]
-    assert got[0].level_text() == "1.1.1.1.1.2.1.3.1.2.1.2"
+    assert got[0].level_text() == "1.1.1.1.1.2.1.3.1.2.2"
+    check_moves(stored[0], got[0])
+    first = disassemble(stored[0], groups, first_found=True)
+    assert first.level_text() == "1.1.1.1.1.2.1.3.1.2.1.2" == _stored_levels("AlPackino.xmpuzzle")[0]
+
+
+def _stored_levels(name: str) -> list[str | None]:
+    """The levels of the disassemblies BurrTools stored in the file (its own figures)."""
+    bt = _reader()
+    assert bt is not None
+    return [None if a.level is None else format_level(a.level)
+            for a in bt.parse_xmpuzzle(SHARED / name).problems[0].stored]
+
+
+def _turned(pieces: dict[str, list[Cell]], t: object, order: list[str]) -> dict[str, list[Cell]]:
+    return {k: [t.apply(c) for c in pieces[k]] for k in order}  # type: ignore[attr-defined]
+
+
+def assert_level_is_the_assemblys(pieces: dict[str, list[Cell]], groups: tuple[frozenset[str], ...] = (),
+                                  seed: int = 0) -> set[str | None]:
+    """The level is the same in all 24 rotations and in the mirror image, with the pieces listed in any
+    order; returns the levels BurrTools' first-found way gives over the same turns (they may differ)."""
+    rng = random.Random(seed)
+    want = disassemble(pieces, groups).level_text()
+    first: set[str | None] = set()
+    for t in ROTATIONS:
+        order = list(pieces)
+        rng.shuffle(order)
+        turned = _turned(pieces, t, order)
+        assert disassemble(turned, groups).level_text() == want, (t, order)
+        first.add(disassemble(turned, groups, first_found=True).level_text())
+    mirrored = {k: [(-x, y, z) for x, y, z in v] for k, v in pieces.items()}
+    assert disassemble(mirrored, groups).level_text() == want
+    return first
+
+
+@needs_reader
+def test_the_level_does_not_depend_on_how_an_assembly_is_turned():
+    pelikan, groups = _stored("PelikanBurr.xmpuzzle")
+    assert assert_level_is_the_assemblys(pelikan[0], groups) == {"98.2.4.2", "98.2.4"}  # BurrTools' varies
+    alpackino, groups = _stored("AlPackino.xmpuzzle")
+    assert_level_is_the_assemblys(alpackino[0], groups)
+    solid, groups = _stored("SolidSixPieceBurrs.xmpuzzle")
+    for a in solid[::25]:
+        assert_level_is_the_assemblys(a, groups)
+
+
+def test_the_level_of_random_assemblies_does_not_depend_on_how_they_are_turned():
+    rng = random.Random(5)
+    varied = 0
+    for _ in range(60):
+        rows = ["".join(rng.choice("##...abcd") for _ in range(5)) for _ in range(4)]
+        pieces = capped_layer(rows)
+        if len(pieces) >= 3:
+            varied += len(assert_level_is_the_assemblys(pieces, seed=rng.randrange(1000))) > 1
+    # cases where BurrTools' first-found way gives several levels over the turns: the property matters there
+    assert varied == 7
 
 
 @needs_reader
@@ -570,6 +639,22 @@ def test_pelikan_burr_one_of_12_assemblies_comes_apart_after_98_moves():
                  "--workers", "2")
     d = r["disassembly"]
     assert d["assemblies"]["unique_rotation"] == 12 and d["solutions"]["unique_rotation"] == 1
-    # the first figure does not depend on the orientation the assembly is found in; the later ones can
-    (level,) = d["levels"]
-    assert level.split(".")[0] == "98"
+    # the level is the assembly's, whichever orientation the enumeration happens to keep: the same as
+    # `cpsolve disassemble` gives for the orientation BurrTools stored
+    assert list(d["levels"]) == ["98.2.4"]
+    stored = run_json("disassemble", str(SHARED / "PelikanBurr.xmpuzzle"))
+    assert stored["level"] == "98.2.4" and stored["burrtools_level"] == "98.2.4.2"
+
+
+@needs_reader
+def test_burrtools_stored_levels_are_read_and_shown_beside_cpsolves(tmp_path: Path):
+    # the figures BurrTools wrote with its stored disassemblies (its own, in the orientation it keeps)
+    solid = _stored_levels("SolidSixPieceBurrs.xmpuzzle")
+    assert len(solid) == 314 and {v: solid.count(v) for v in set(solid)} == {"1": 257, "1.2": 57}
+    got = run_json("disassemble", str(SHARED / "PelikanBurr.xmpuzzle"))
+    assert (got["level"], got["burrtools_level"], got["moves_total"]) == ("98.2.4", "98.2.4.2", 107)
+    text = run_cli("disassemble", str(SHARED / "PelikanBurr.xmpuzzle"))
+    assert text.returncode == 0
+    assert text.stdout.splitlines()[1].startswith("BurrTools stored level 98.2.4.2 with this assembly")
+    same = run_cli("disassemble", str(SHARED / "SolidSixPieceBurrs.xmpuzzle"), "--index", "3")
+    assert same.returncode == 0 and "BurrTools stored" not in same.stdout  # the same figure: nothing to say

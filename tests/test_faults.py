@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import alive, descendants
+from conftest import alive, descendants, one_line
 
 from cpsolve.errors import CpsolveError
 from cpsolve.puzzle.catalog import load
@@ -246,14 +246,6 @@ def test_a_measured_child_that_ignores_its_limit_is_killed():
     assert time.perf_counter() - began < 0.5 + 2.0 + 1.0
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
-
-
-def one_line(proc: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
-    assert proc.returncode == code, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("cpsolve: error: "), proc.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], (fragment, lines[0])
 
 
 def cli(*args: str, cwd: Path, stdout: int | None = subprocess.PIPE) -> subprocess.CompletedProcess[str]:

@@ -18,12 +18,15 @@
  *   are on). Outside the box: a line beside the box has no collision (INF both ways); beyond its end
  *   along the axis the distance grows by the overshoot (the empty layer makes the clipped value right).
  * free(table, dx, dy, dz) -> six distances (for the tests against `_PairTable.free`).
- * separate(n, tables, shifts, start, max_states) -> (states, path, before, locked), the states seen and
- *   when the part splits: path = [(direction, mask, amount or None), ...], the last one the removal,
- *        before = the n positions (x, y, z) before it, replayed from `start`, locked None;
- *   when it never splits: path and before None, locked = lists of piece indices whose relative
- *        offsets are the same in every reached state (classes of two or more, in the twin's order);
- *   after more than max_states states (max_states < 0: no limit): all three None.
+ * separate(n, tables, shifts, start, max_states, every=False) -> (states, found, locked), the states seen
+ *   and, when the part splits, found = [(path, before), ...]: path = [(direction, mask, amount or None),
+ *        ...], the last one the removal, before = the n positions (x, y, z) before it, replayed from
+ *        `start`; one entry, the first removal met, or with `every` every removal out of every state at
+ *        the depth of the first (the twin's order: states in discovery order, then single pieces
+ *        direction by direction, then larger sets), locked None;
+ *   when it never splits: found None, locked = lists of piece indices whose relative offsets are the
+ *        same in every reached state (classes of two or more, in the twin's order);
+ *   after more than max_states states (max_states < 0: no limit): both None.
  *   tables: n(n-1)/2 tables in pair order (0,1), (0,2), ..., (n-2,n-1); shifts: 3 ints per pair,
  *   subtracted from o_b - o_a before the lookup (the tables are per normalized shape).
  *
@@ -37,7 +40,10 @@
  *  - Per direction: fin[j] = pieces j would hit some time (finite distance); the closure of {p} under
  *    fin is what p drags along for ever. A state with a direction whose closure of some p is {p} is
  *    a single-piece removal (first such direction, first p), else one of at most half the pieces
- *    (first direction, first p): the search ends there, the removal counted as a move.
+ *    (first direction, first p): the search ends there, the removal counted as a move. With `every`,
+ *    the states left in that depth (layer_end: states are expanded depth by depth, so the ones before
+ *    it are the current depth's) are only looked at for their removals, and all are returned: Python
+ *    chooses between them (disassembly.py, `take_apart`).
  *  - Otherwise the moves per direction: from each p (in order) a set m = {p} grows: it slides k..limit
  *    units (limit = least distance from a member to a non-member), then one more unit drags in every
  *    piece a member would hit closer than that (transitively), while m has at most half the pieces.
@@ -223,6 +229,11 @@ typedef struct {
     uint64_t *emitted;       /* one direction's moves: sets ... */
     int *emitted_amount;     /* ... and amounts, in order */
     long ecap;
+    int every;               /* 1: every removal at the first depth that has one; 0: the first only */
+    long *cand_at;           /* the removals found: the state each leaves from ... */
+    int *cand_dir;           /* ... its direction ... */
+    uint64_t *cand_mask;     /* ... and the set that slides out, in the twin's order */
+    long ncand, ccap;
 } Search;
 
 static uint64_t key_hash(const int32_t *k, int K) {
@@ -358,28 +369,79 @@ static inline uint64_t reach(const uint64_t *fin, int p, int half) {
 
 enum { FOUND, STUCK, TOO_MANY, NO_MEMORY };
 
+static int add_candidate(Search *S, long at, int dir, uint64_t mask) {
+    if (S->ncand >= S->ccap) {
+        long cap = S->ccap ? 2 * S->ccap : 16;
+        long *a = realloc(S->cand_at, sizeof(long) * (size_t)cap);
+        if (a == NULL) return -1;
+        S->cand_at = a;
+        int *d = realloc(S->cand_dir, sizeof(int) * (size_t)cap);
+        if (d == NULL) return -1;
+        S->cand_dir = d;
+        uint64_t *m = realloc(S->cand_mask, sizeof(uint64_t) * (size_t)cap);
+        if (m == NULL) return -1;
+        S->cand_mask = m;
+        S->ccap = cap;
+    }
+    S->cand_at[S->ncand] = at;
+    S->cand_dir[S->ncand] = dir;
+    S->cand_mask[S->ncand] = mask;
+    S->ncand++;
+    return 0;
+}
+
+/* Every removal out of state s (fin filled for it): the sets of at most half the pieces that slide out
+ * along a direction, distinct per direction, single pieces first (direction by direction, piece by
+ * piece), then larger sets in the same order: the twin's `removals`. 0, or -1 without memory. */
+static int all_removals(Search *S, long s, uint64_t fin[6][MAXN]) {
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < 6; d++) {
+            uint64_t seen[MAXN];
+            int nseen = 0;
+            for (int p = 0; p < S->n; p++) {
+                uint64_t m = reach(fin[d], p, S->half);
+                if (m == 0) continue;
+                int i;
+                for (i = 0; i < nseen && seen[i] != m; i++) {}
+                if (i < nseen) continue;
+                seen[nseen++] = m;
+                if ((popcount(m) == 1) == (pass == 0) && add_candidate(S, s, d, m) < 0) return -1;
+            }
+        }
+    return 0;
+}
+
 /* The breadth-first search from the state already added as state 0. On FOUND, *rem_dir / *rem_mask
  * is the removal and *at the state it leaves from. */
-static inline __attribute__((always_inline)) int search_w(Search *S, long max_states, long *at, int *rem_dir,
-                                                          uint64_t *rem_mask, const int W) {
+static inline __attribute__((always_inline)) int search_w(Search *S, long max_states, const int W) {
     int n = S->n, nn = W * W, K = S->K;
     int32_t pos[3 * MAXN];
     uint64_t fin[6][MAXN];
+    long layer_end = 1;  /* states before it are at the depth of s or less; the start is depth 0 alone */
     for (long s = 0; s < S->count; s++) {
+        if (s == layer_end) {
+            if (S->ncand) return FOUND;  /* every state of the first depth with a removal has been seen */
+            layer_end = S->count;
+        }
         const int32_t *key = S->keys + s * K;
         free_matrix(S, key, fin);
-        /* removals: a single piece first (any direction), else a set of at most half the pieces */
-        int group_dir = -1;
-        uint64_t group = 0;
-        for (int d = 0; d < 6; d++)
-            for (int p = 0; p < n; p++) {
-                uint64_t m = reach(fin[d], p, S->half);
-                if (m == 0) continue;
-                int size = popcount(m);
-                if (size == 1) { *at = s; *rem_dir = d; *rem_mask = m; return FOUND; }
-                if (size <= S->half && group_dir < 0) { group_dir = d; group = m; }
-            }
-        if (group_dir >= 0) { *at = s; *rem_dir = group_dir; *rem_mask = group; return FOUND; }
+        if (S->every) {
+            if (all_removals(S, s, fin) < 0) return NO_MEMORY;
+            if (S->ncand) continue;  /* the rest of this depth is only looked at for more removals */
+        } else {
+            /* removals: a single piece first (any direction), else a set of at most half the pieces */
+            int group_dir = -1;
+            uint64_t group = 0;
+            for (int d = 0; d < 6; d++)
+                for (int p = 0; p < n; p++) {
+                    uint64_t m = reach(fin[d], p, S->half);
+                    if (m == 0) continue;
+                    int size = popcount(m);
+                    if (size == 1) return add_candidate(S, s, d, m) < 0 ? NO_MEMORY : FOUND;
+                    if (size <= S->half && group_dir < 0) { group_dir = d; group = m; }
+                }
+            if (group_dir >= 0) return add_candidate(S, s, group_dir, group) < 0 ? NO_MEMORY : FOUND;
+        }
         /* finite moves, direction by direction; every direction has no removal here */
         for (int d = 0; d < 6; d++) {
             const int *Fd = S->F + d * nn;
@@ -455,18 +517,18 @@ static inline __attribute__((always_inline)) int search_w(Search *S, long max_st
         }
         if (max_states >= 0 && S->count > max_states) return TOO_MANY;
     }
-    return STUCK;
+    return S->ncand ? FOUND : STUCK;
 }
 
 /* Up to 8 pieces (most puzzles) with rows of 8: the compiler unrolls and vectorizes the row loops. */
-static int search(Search *S, long max_states, long *at, int *rem_dir, uint64_t *rem_mask) {
-    if (S->W == 8) return search_w(S, max_states, at, rem_dir, rem_mask, 8);
-    return search_w(S, max_states, at, rem_dir, rem_mask, S->W);
+static int search(Search *S, long max_states) {
+    if (S->W == 8) return search_w(S, max_states, 8);
+    return search_w(S, max_states, S->W);
 }
 
 static void search_free(Search *S) {
     free(S->keys); free(S->parent); free(S->mmask); free(S->mamount); free(S->mdir); free(S->hash); free(S->F);
-    free(S->emitted); free(S->emitted_amount);
+    free(S->emitted); free(S->emitted_amount); free(S->cand_at); free(S->cand_dir); free(S->cand_mask);
 }
 
 /* Pieces whose offsets relative to each other are the same in every state: the twin's `_locked`. */
@@ -508,7 +570,9 @@ static PyObject *locked(const Search *S) {
     return out;
 }
 
-static PyObject *found_result(const Search *S, const int *start, long at, int rem_dir, uint64_t rem_mask) {
+/* One removal as (path, before): the moves from the start to state `at` (parent links), the removal
+ * last, and the n positions before it, replayed from `start` as the twin has them. */
+static PyObject *candidate(const Search *S, const int *start, long at, int rem_dir, uint64_t rem_mask) {
     static const int dirs[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
     long depth = 0;
     for (long s = at; S->parent[s] >= 0; s = S->parent[s]) depth++;
@@ -516,7 +580,6 @@ static PyObject *found_result(const Search *S, const int *start, long at, int re
     if (chain == NULL) return PyErr_NoMemory();
     long i = depth;
     for (long s = at; S->parent[s] >= 0; s = S->parent[s]) chain[--i] = s;
-    /* replay the path from the start: the positions before the removal, as the twin has them */
     int pos[3 * MAXN];
     memcpy(pos, start, sizeof(int) * (size_t)(3 * S->n));
     PyObject *path = PyList_New(depth + 1), *before = PyList_New(S->n);
@@ -540,7 +603,7 @@ static PyObject *found_result(const Search *S, const int *start, long at, int re
         PyList_SET_ITEM(before, p, c);
     }
     free(chain);
-    return Py_BuildValue("(lNNO)", S->count, path, before, Py_None);
+    return Py_BuildValue("(NN)", path, before);
 fail:
     free(chain);
     Py_XDECREF(path);
@@ -548,11 +611,23 @@ fail:
     return NULL;
 }
 
+static PyObject *found_result(const Search *S, const int *start) {
+    PyObject *found = PyList_New(S->ncand);
+    if (found == NULL) return NULL;
+    for (long c = 0; c < S->ncand; c++) {
+        PyObject *one = candidate(S, start, S->cand_at[c], S->cand_dir[c], S->cand_mask[c]);
+        if (one == NULL) { Py_DECREF(found); return NULL; }
+        PyList_SET_ITEM(found, c, one);
+    }
+    return Py_BuildValue("(lNO)", S->count, found, Py_None);
+}
+
 static PyObject *py_separate(PyObject *self, PyObject *args) {
     int n;
     PyObject *otables, *oshifts, *ostart;
     long max_states;
-    if (!PyArg_ParseTuple(args, "iOOOl:separate", &n, &otables, &oshifts, &ostart, &max_states)) return NULL;
+    int every = 0;
+    if (!PyArg_ParseTuple(args, "iOOOl|p:separate", &n, &otables, &oshifts, &ostart, &max_states, &every)) return NULL;
     if (n < 2 || n > MAXN) return PyErr_Format(PyExc_ValueError, "separate: n must be in [2, %d]", MAXN);
     int npairs = n * (n - 1) / 2;
     int start[3 * MAXN];
@@ -576,6 +651,7 @@ static PyObject *py_separate(PyObject *self, PyObject *args) {
     Search S;
     memset(&S, 0, sizeof S);
     S.n = n;
+    S.every = every;
     S.half = n / 2;
     S.K = 3 * (n - 1);
     S.full = n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
@@ -586,15 +662,12 @@ static PyObject *py_separate(PyObject *self, PyObject *args) {
     if (S.F != NULL)  /* free_matrix writes all but the diagonal and the padding: both never block */
         for (int i = 0; i < 6 * S.W * S.W; i++) S.F[i] = INF;
     int status = NO_MEMORY;
-    long at = 0;
-    int rem_dir = 0;
-    uint64_t rem_mask = 0;
     if (S.F != NULL && reserve_state(&S) == 0) {
         for (int p = 1; p < n; p++)
             for (int c = 0; c < 3; c++) S.keys[3 * (p - 1) + c] = start[3 * p + c] - start[c];
         if (add_state(&S, -1, 0, 0, 0) == 1) {
             Py_BEGIN_ALLOW_THREADS
-            status = search(&S, max_states, &at, &rem_dir, &rem_mask);
+            status = search(&S, max_states);
             Py_END_ALLOW_THREADS
         }
     }
@@ -602,12 +675,12 @@ static PyObject *py_separate(PyObject *self, PyObject *args) {
     if (status == NO_MEMORY) {
         PyErr_NoMemory();
     } else if (status == FOUND) {
-        res = found_result(&S, start, at, rem_dir, rem_mask);
+        res = found_result(&S, start);
     } else if (status == STUCK) {
         PyObject *lk = locked(&S);
-        if (lk != NULL) res = Py_BuildValue("(lOON)", S.count, Py_None, Py_None, lk);
+        if (lk != NULL) res = Py_BuildValue("(lON)", S.count, Py_None, lk);
     } else {
-        res = Py_BuildValue("(lOOO)", S.count, Py_None, Py_None, Py_None);
+        res = Py_BuildValue("(lOO)", S.count, Py_None, Py_None);
     }
     search_free(&S);
     free(tables);
@@ -621,7 +694,7 @@ static PyMethodDef methods[] = {
      "table(a, b) -> bytes: free distances of shape b against shape a (flat cells) around their collisions."},
     {"free", py_free, METH_VARARGS, "free(table, dx, dy, dz) -> the six free distances at one offset."},
     {"separate", py_separate, METH_VARARGS,
-     "separate(n, tables, shifts, start, max_states) -> (states, path, before, locked): the breadth-first "
+     "separate(n, tables, shifts, start, max_states, every=False) -> (states, found, locked): the breadth-first "
      "search of disassembly.py's _Search._separate_states."},
     {NULL, NULL, 0, NULL}};
 

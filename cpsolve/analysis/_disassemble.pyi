@@ -8,10 +8,10 @@ def separate(
     shifts: Sequence[int],
     start: Sequence[int],
     max_states: int,
+    every: bool = False,
     /,
 ) -> tuple[
     int,
-    list[tuple[int, int, int | None]] | None,
-    list[tuple[int, int, int]] | None,
+    list[tuple[list[tuple[int, int, int | None]], list[tuple[int, int, int]]]] | None,
     list[list[int]] | None,
 ]: ...

@@ -13,12 +13,27 @@ Cutler's analysis of six-piece burrs ("Computer Analysis of All 6 Piece Burrs", 
 - A part **comes free** when a set of at most half the pieces can slide away for ever; the move
   that takes it out is counted.
 - The search is breadth-first, so the first separation found needs the fewest moves. The two
-  parts are then taken apart in turn from their positions just before the separating move
-  (greedily: when one part is stuck the assembly counts as not disassemblable, no other
-  separation is tried, as in BurrTools). Pieces declared as one group may stay together.
+  parts are then taken apart in turn from their positions just before the separating move. Pieces
+  declared as one group may stay together.
 - The **level** is the number of moves until the first part comes free, then, in BurrTools' `a.b.c`
   notation, the same figure for each sub-assembly whose own tree needs more than one move in some
   step: the part left behind first, then the part removed.
+
+Where cpsolve differs from BurrTools, and why. Several ways often reach the first separation in the
+fewest moves, leaving the pieces in different positions, and the later figures depend on which one
+is taken. BurrTools keeps the first way its search meets (and calls the assembly stuck when one of
+that way's parts is), so its later figures, and rarely whether the assembly comes apart at all,
+depend on how the assembly is turned and on the order of its pieces: PelikanBurr's stored solution
+is 98.2.4.2 as BurrTools stores it, 98.2.4 turned another way; the one solution of Alfons Eyckmans'
+Aracna is 13.1.3 or 13.1.3.1.3 in BurrTools depending on how it is turned, and five levels from 13.1.2
+to 13.2.3.1.3 when the first way is kept in this module's search order. cpsolve tries
+every shortest way (every state at that depth with every set that can slide out of it) and keeps
+the one whose parts come apart most easily: the part left behind is compared first, then the part
+removed; a part that comes apart one move per step (or is a single piece or a group) is easiest,
+otherwise parts compare by their own first figure, then, the same way, by their own two parts
+(`_rank`). A way whose parts are stuck loses to any that comes apart. The level (Aracna: 13,
+PelikanBurr: 98.2.4) is then a property of the assembly, the same in any orientation and piece
+order; `disassemble(..., first_found=True)` gives BurrTools' figure instead.
 
 How the moves are found (Cutler's method): for each pair of pieces and each direction, how far one
 can slide before it hits the other, from the pair's relative offset. Those distances come from the
@@ -249,6 +264,10 @@ class _Search:
     tables: dict[tuple[int, int], tuple[_PairTable, Cell]] = field(default_factory=dict)
     native_tables: dict[tuple[int, int], tuple[bytes, Cell] | None] = field(default_factory=dict)
     visited: int = 0
+    best: bool = True
+    """Choose between equally short first separations (`take_apart`); False: the first found, as BurrTools."""
+    memo: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Separation | Stuck, Cell]] = field(default_factory=dict)
+    """Parts already taken apart in this assembly, by pieces and relative positions (with the start used)."""
 
     def __post_init__(self) -> None:
         self.normal: list[tuple[_Shape, Cell]] = [_Shape.of(s) for s in self.shapes]
@@ -314,13 +333,17 @@ class _Search:
         finite = [sum(1 << i for i in range(n) if i != j and rows[j][i] < INF) for j in range(n)]
         single = 0
         group = 0
+        removals: list[int] = []
         for p in range(n):
             m = _reach(finite, p)
             size = m.bit_count()
             if size == 1 and not single:
                 single = m
-            if size <= half and not group:
-                group = m
+            if size <= half:
+                if not group:
+                    group = m
+                if m not in removals:
+                    removals.append(m)
         moves: list[tuple[int, int]] = []
         if not group:
             found: dict[int, list[int]] = {}  # amount -> sets already emitted
@@ -351,22 +374,22 @@ class _Search:
                                 m |= 1 << i
                                 members.append(i)
                                 todo.append(i)
-        return _DirectionMoves(single, group, tuple(moves))
+        return _DirectionMoves(single, group, tuple(moves), tuple(removals))
 
     # -- breadth-first search over one part ------------------------------------------------------
 
-    def separate(self, part: Sequence[int], start: Sequence[Cell]) -> tuple[list[tuple[int, int, int | None]],
-                                                                           list[Cell]] | Stuck:
-        """The fewest moves (direction, bitmask, amount; None = removal) until the part splits, with the
-        positions just before the last move; or a Stuck report. In C when it can, else in Python."""
+    def separate(self, part: Sequence[int], start: Sequence[Cell], every: bool = False) -> list[_Candidate] | Stuck:
+        """The fewest moves until the part splits: the first way found (the removal BurrTools' order meets
+        first), or with `every` each state at that depth with each set that can slide out of it, the
+        first way first; or a Stuck report. In C when it can, else in Python."""
         if self.native and _native is not None and len(part) <= NATIVE_MAX_PIECES:
-            got = self._separate_native(part, start)
+            got = self._separate_native(part, start, every)
             if got is not None:
                 return got
-        return self._separate_states(part, start)
+        return self._separate_states(part, start, every)
 
-    def _separate_native(self, part: Sequence[int], start: Sequence[Cell]) -> tuple[
-            list[tuple[int, int, int | None]], list[Cell]] | Stuck | None:
+    def _separate_native(self, part: Sequence[int], start: Sequence[Cell],
+                         every: bool) -> list[_Candidate] | Stuck | None:
         """`_separate_states` in C (`_disassemble.separate`); None when a pair's table would be too big or
         the pieces lie too far apart for its 32-bit positions."""
         tables: list[bytes] = []
@@ -383,45 +406,47 @@ class _Search:
                 tables.append(got[0])
                 shifts.extend(got[1])
         try:
-            states, path, before, locked = _native.separate(n, tables, shifts, [v for c in start for v in c],
-                                                            -1 if self.max_states is None else self.max_states)
+            states, found, locked = _native.separate(n, tables, shifts, [v for c in start for v in c],
+                                                     -1 if self.max_states is None else self.max_states, every)
         except ValueError:  # coordinates beyond the C search's range (2**20): the twin has no limit
             return None
-        if path is not None and before is not None:
+        if found is not None:
             self.visited += states
-            return path, list(before)
+            return [(list(path), list(before)) for path, before in found]
         if locked is not None:
             self.visited += states
             return Stuck(tuple(self.names[p] for p in part), states,
                          tuple(tuple(self.names[part[i]] for i in cls) for cls in locked))
         raise _TooMany(states)
 
-    def _separate_states(self, part: Sequence[int], start: Sequence[Cell]) -> tuple[
-            list[tuple[int, int, int | None]], list[Cell]] | Stuck:
+    def _separate_states(self, part: Sequence[int], start: Sequence[Cell],
+                         every: bool = False) -> list[_Candidate] | Stuck:
         n = len(part)
         start_t = tuple(start)
         key0 = _key(start_t)
         parent: dict[tuple[int, ...], tuple[tuple[int, ...] | None, tuple[int, int, int] | None]] = {key0: (None, None)}
         frontier: list[tuple[Cell, ...]] = [start_t]
+        found: list[_Candidate] = []
         while frontier:
             nxt: list[tuple[Cell, ...]] = []
             for pos in frontier:
                 F = self.free_matrix(part, pos)
                 per_dir = [self.analyse(tuple(Fd), n) for Fd in F]
-                rem = next(((d, r.single) for d, r in enumerate(per_dir) if r.single), None) or next(
-                    ((d, r.group) for d, r in enumerate(per_dir) if r.group), None)
                 key = _key(pos)
-                if rem is not None:
-                    self.visited += len(parent)
-                    path: list[tuple[int, int, int | None]] = [(rem[0], rem[1], None)]
-                    while True:
-                        prev, mv = parent[key]
-                        if prev is None or mv is None:
-                            break
-                        path.append(mv)
-                        key = prev
-                    path.reverse()
-                    return path, list(pos)
+                if every:  # singles first (direction by direction), then sets, as the first way has it
+                    removals = [(d, m) for d, r in enumerate(per_dir) for m in r.removals if m.bit_count() == 1]
+                    removals += [(d, m) for d, r in enumerate(per_dir) for m in r.removals if m.bit_count() > 1]
+                else:
+                    rem = next(((d, r.single) for d, r in enumerate(per_dir) if r.single), None) or next(
+                        ((d, r.group) for d, r in enumerate(per_dir) if r.group), None)
+                    removals = [] if rem is None else [rem]
+                if removals:
+                    path = _path_to(parent, key)
+                    found += [([*path, (d, m, None)], list(pos)) for d, m in removals]
+                    if not every:
+                        break
+                if found:  # the rest of this depth is only looked at for more removals
+                    continue
                 for d, r in enumerate(per_dir):
                     ux, uy, uz = DIRECTIONS[d]
                     for m, amount in r.moves:
@@ -434,21 +459,65 @@ class _Search:
                         nxt.append(new)
                 if self.max_states is not None and len(parent) > self.max_states:
                     raise _TooMany(len(parent))
+            if found:
+                self.visited += len(parent)
+                return found
             frontier = nxt
         self.visited += len(parent)
         return Stuck(tuple(self.names[p] for p in part), len(parent), _locked(self.names, part, parent))
 
     def take_apart(self, part: Sequence[int], start: Sequence[Cell]) -> Separation | Stuck:
-        found = self.separate(part, start)
+        """The part's tree. With `best` (the default), every shortest first separation is tried and the
+        one whose parts come apart most easily is kept (`_rank`), so the tree, and so the level, does not
+        depend on how the assembly is turned or its pieces ordered; else the first one found, as
+        BurrTools keeps it (its parts stuck: the whole is stuck)."""
+        memo_key = (tuple(part), _key(start))
+        known = self.memo.get(memo_key)
+        if known is not None:
+            got, at = known
+            delta = (start[0][0] - at[0], start[0][1] - at[1], start[0][2] - at[2])
+            if delta == (0, 0, 0):
+                return got
+            if isinstance(got, Stuck):  # the same part met again, shifted as a whole: so is where it began
+                moved = tuple((x + delta[0], y + delta[1], z + delta[2]) for x, y, z in got.start)
+                return replace(got, start=moved)
+            return _shifted(got, delta)
+        found = self.separate(part, start, self.best)
+        result: Separation | Stuck
         if isinstance(found, Stuck):
-            return replace(found, start=tuple(start))
-        path, before = found
+            result = replace(found, start=tuple(start))
+        else:
+            best: Separation | None = None
+            best_rank: tuple[object, ...] = ()
+            stuck: Stuck | None = None
+            for path, before in found:
+                tree = self._tree(part, start, path, before)
+                if isinstance(tree, Stuck):
+                    stuck = stuck or tree
+                    continue
+                rank = (_rank(tree.left), _rank(tree.removed_part))
+                if best is None or rank < best_rank:
+                    best, best_rank = tree, rank
+                if rank == _EASIEST:
+                    break
+            if best is not None:
+                result = best
+            else:
+                assert stuck is not None  # every way was tried: each had a stuck part
+                result = stuck
+        self.memo[memo_key] = (result, start[0])
+        return result
+
+    def _tree(self, part: Sequence[int], start: Sequence[Cell], path: list[tuple[int, int, int | None]],
+              before: Sequence[Cell]) -> Separation | Stuck:
+        """The tree that begins with `path` (ending in a removal from positions `before`), its two parts
+        taken apart in turn: the part left behind first, then the removed part (BurrTools' order)."""
         names = tuple(self.names[p] for p in part)
         moves = tuple(Move(tuple(names[i] for i in range(len(part)) if m >> i & 1), DIRECTIONS[d], amount)
                       for d, m, amount in path)
         removed = path[-1][1]
         sub: list[Separation | None] = []
-        for keep in (False, True):  # the part left behind first, then the removed part (BurrTools' order)
+        for keep in (False, True):
             idx = [i for i in range(len(part)) if bool(removed >> i & 1) == keep]
             if len(idx) == 1 or self.in_one_group([part[i] for i in idx]):
                 sub.append(None)
@@ -460,6 +529,48 @@ class _Search:
         return Separation(names, dict(zip(names, start, strict=True)), moves, sub[0], sub[1])
 
 
+_Candidate = tuple[list[tuple[int, int, int | None]], list[Cell]]
+"""One way to the first separation: the moves (direction, bitmask, amount; None = the removal) and the
+positions just before the removal."""
+
+
+def _path_to(parent: Mapping[tuple[int, ...], tuple[tuple[int, ...] | None, tuple[int, int, int] | None]],
+             key: tuple[int, ...]) -> list[tuple[int, int, int | None]]:
+    """The moves from the start to the state `key`, by the breadth-first search's parent links."""
+    path: list[tuple[int, int, int | None]] = []
+    while True:
+        prev, mv = parent[key]
+        if prev is None or mv is None:
+            break
+        path.append(mv)
+        key = prev
+    path.reverse()
+    return path
+
+
+def _rank(sep: Separation | None) -> tuple[object, ...]:
+    """How hard a part is to take apart, for choosing between equally short first separations: a part
+    that comes apart one move per step (or needs nothing) ranks lowest, (0,); otherwise (1, its first
+    figure, its left part's rank, its removed part's rank), compared in that order."""
+    if sep is None or not sep.has_multi_moves():
+        return (0,)
+    return (1, len(sep.moves), _rank(sep.left), _rank(sep.removed_part))
+
+
+_EASIEST = ((0,), (0,))
+"""Both parts come apart one move per step: no other separation can do better."""
+
+
+def _shifted(sep: Separation, delta: Cell) -> Separation:
+    """The same tree from a start moved by `delta` (the moves do not change, only where each step starts)."""
+    def move(c: Cell) -> Cell:
+        return (c[0] + delta[0], c[1] + delta[1], c[2] + delta[2])
+
+    return replace(sep, start={k: move(v) for k, v in sep.start.items()},
+                   left=None if sep.left is None else _shifted(sep.left, delta),
+                   removed_part=None if sep.removed_part is None else _shifted(sep.removed_part, delta))
+
+
 @dataclass(frozen=True)
 class _DirectionMoves:
     """What one direction offers in one state: a single piece that slides out (bitmask, 0 if none), a
@@ -468,6 +579,8 @@ class _DirectionMoves:
     single: int
     group: int
     moves: tuple[tuple[int, int], ...]
+    removals: tuple[int, ...] = ()
+    """Every distinct set of at most half the pieces that slides out (one piece's closure each), in piece order."""
 
 
 class _Shape:
@@ -586,18 +699,22 @@ class TooManyStates(Exception):
 
 
 def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset[str]] = (),
-                max_states: int | None = None, native: bool = True) -> Disassembly:
+                max_states: int | None = None, native: bool = True, first_found: bool = False) -> Disassembly:
     """Take an assembly apart: `pieces` maps each piece's label to its cells as assembled.
 
-    Labels of copies (`NAME#2`) belong to the groups that name `NAME`. The pieces are tried in the
-    mapping's order (which decides between equally short separations, as BurrTools' piece order does).
+    Labels of copies (`NAME#2`) belong to the groups that name `NAME`. Where several ways reach the
+    first separation in the fewest moves, each is tried and the one whose parts come apart most
+    easily is kept (`_rank`): the level is then a property of the assembly, the same however it is
+    turned or its pieces are listed. `first_found=True` keeps the first way met instead, trying pieces
+    in the mapping's order and directions in BurrTools' order, as BurrTools does: its later figures
+    (and, rarely, whether it comes apart at all) can then depend on the orientation.
     `native=False` runs the Python twin of the compiled search (the same result, for the tests).
     """
     names = list(pieces)
     shapes = [tuple(pieces[nm]) for nm in names]
     if len(names) < 2:
         return Disassembly(None, Stuck(tuple(names), 0, ()), 0)
-    search = _Search(shapes, names, tuple(groups), max_states, native)
+    search = _Search(shapes, names, tuple(groups), max_states, native, best=not first_found)
     origin = [(0, 0, 0)] * len(names)
     try:
         got = search.take_apart(list(range(len(names))), origin)

@@ -89,8 +89,10 @@ _runs: list[float] = []
 
 def _notice(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
     """Warnings from the stages below (which never print) as one line on stderr."""
+    from ..output.text import printable
+
     label = "note" if issubclass(category, CpsolveNotice) else "warning"
-    print(f"cpsolve: {label}: {message}", file=sys.stderr)
+    print(f"cpsolve: {label}: {printable(str(message))}", file=sys.stderr)
 
 
 def _exit_status(code: int) -> int:
@@ -110,6 +112,8 @@ def main() -> None:
     if sys.stdout is None:  # started with stdout closed (`>&-`): every command's answer would be lost
         print("cpsolve: error: standard output is closed", file=sys.stderr)
         sys.exit(1)
+    if sys.stderr is None:
+        _stderr_to_devnull()
     for sig in STOP_SIGNALS:
         signal.signal(sig, _stop)
     warnings.showwarning = _notice
@@ -149,6 +153,18 @@ def main() -> None:
     sys.exit(_exit_status(code if isinstance(code, int) else 0))
 
 
+def _stderr_to_devnull() -> None:
+    """Started with stderr closed (`2>&-`): progress, notes and errors go nowhere, and the answer on stdout
+    is still given. File descriptor 2 gets /dev/null, not just sys.stderr: left free, it would be the
+    next file opened (the solutions file), and whatever writes to descriptor 2 (a worker, a library)
+    would write into it."""
+    fd = os.open(os.devnull, os.O_WRONLY)
+    if fd != 2:
+        os.dup2(fd, 2)
+        os.close(fd)
+    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - the process's stderr, open until it ends
+
+
 _OUTPUT_ERRORS = {errno.EPIPE, errno.ENOSPC, errno.EIO}
 """stdout (or stderr) closed early, or on a full or failing device."""
 
@@ -163,7 +179,9 @@ def _flush_stdout() -> None:
 def _fail(message: str, code: int) -> None:
     # A file can put anything in a name or a key ("\r", "\n", escape sequences): shown escaped, so
     # that the message stays one line and cannot rewrite the terminal.
-    message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+    from ..output.text import printable
+
+    message = printable(message)
     try:
         sys.stderr.write(f"cpsolve: error: {message}\n")
         sys.stderr.flush()
@@ -261,13 +279,6 @@ def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:
         return path.open(mode, encoding="utf-8")
     except OSError as exc:
         raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
-
-
-def _close_output(sink: IO[str], path: Path | None) -> None:
-    try:
-        sink.close()
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path), exit_code=1) from None
 
 
 def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:

@@ -216,6 +216,7 @@ def design_unique(
     import time
 
     from ..analysis.design import unique
+    from ..output.text import printable
     from ..puzzle.catalog import load
 
     if change not in unique.KINDS:
@@ -226,8 +227,8 @@ def design_unique(
                                     source=f"cpsolve design unique {model} --change {change}")
     seconds = time.perf_counter() - start
     files: list[str | None] = []
-    for c in report.changes:
-        path = None if puzzles is None else puzzles / f"{c.name}.yaml"
+    for c, file_name in zip(report.changes, report.file_names(), strict=True):
+        path = None if puzzles is None else puzzles / file_name
         try:
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -243,8 +244,9 @@ def design_unique(
             "suggestions": [{"change": c.text, **c.detail, "orbit": c.orbit, "verified_total": c.verified_total,
                              "file": f} for c, f in rows]}))
         return
-    typer.echo(report.headline(seconds))
+    typer.echo(printable(report.headline(seconds)))
     for c, f in rows:
-        typer.echo(f"  {c.text} (x{c.orbit} by rotation): {f or 'the changed puzzle'} enumerates to {c.verified_total}")
+        typer.echo(printable(f"  {c.text} (x{c.orbit} by rotation): {f or 'the changed puzzle'} enumerates to "
+                             f"{c.verified_total}"))
     if not report.changes:
         raise typer.Exit(1)

@@ -23,18 +23,19 @@ def import_cmd(
 ) -> None:
     """Convert a problem of a BurrTools file to a cpsolve puzzle file (cube grid only); with --check,
     verify that each stored assembly covers the result exactly."""
+    from ..output.text import printable
     from ..puzzle.burrtools import (
         assembly_pieces,
         check_assembly,
         parse_xmpuzzle,
         puzzle_data,
         read_xmpuzzle,
-        to_yaml,
     )
+    from ..puzzle.writer import puzzle_text
 
     puzzle = read_xmpuzzle(file, problem)
     bf = parse_xmpuzzle(file)
-    text = to_yaml(puzzle_data(bf, problem))
+    text = puzzle_text(puzzle_data(bf, problem))
     if output is None:
         typer.echo(text, nl=False)
     else:
@@ -47,7 +48,7 @@ def import_cmd(
                        if n is not None)
     stored = f"; BurrTools stored {counts}" if counts else ""
     where = f"written to {output}" if output else "written to stdout"
-    typer.echo(f"{puzzle.name}: {len(puzzle.pieces)} pieces, {len(puzzle.container)} cells "
+    typer.echo(f"{printable(puzzle.name)}: {len(puzzle.pieces)} pieces, {len(puzzle.container)} cells "
                f"({len(puzzle.optional)} optional){stored}; {where}", err=True)
     if check:
         for k, assembly in enumerate(prob.stored):
@@ -76,6 +77,7 @@ def export_cmd(
     """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC;
     or its pieces as STL solids for a 3-D printer (-o names a folder; one file per piece)."""
     from .. import api
+    from ..output.text import printable
     from ..puzzle.catalog import load
 
     if with_solutions is not None and fmt != "xmpuzzle":
@@ -103,7 +105,7 @@ def export_cmd(
         what = f"{len(puzzle.pieces)} pieces and {len(solutions)} solutions written to {output} (BurrTools xmpuzzle)"
     else:
         what = f"{'symmetry-broken ' if symmetry_breaking else ''}problem written to {output} ({fmt})"
-    typer.echo(f"{puzzle.name}: {what}", err=True)
+    typer.echo(f"{printable(puzzle.name)}: {what}", err=True)
 
 
 @app.command()
@@ -119,7 +121,7 @@ def decode(
     """
     from ..output.exchange import decode as decode_answer
     from ..output.solutions import labelled, rows_as_placements
-    from ..output.text import draw
+    from ..output.text import draw, printable
     from ..puzzle.catalog import load
     from ..puzzle.loader import read_text
     from ..search.enumeration import prepare
@@ -130,5 +132,6 @@ def decode(
         typer.echo(result.status)
         raise typer.Exit(1)
     typer.echo(draw(labelled(result.problem, rows_as_placements(result.problem, result.rows))))
-    typer.echo(f"\nverified: the answer satisfies every clause of {cnf_file} and is a solution of {prepared.name}",
+    typer.echo(f"\nverified: the answer satisfies every clause of {cnf_file} and is a solution of "
+               f"{printable(prepared.name)}",
                err=True)

@@ -28,6 +28,7 @@ def estimate(
     it meets; the mean is an unbiased estimate of the number of nodes. The time divides that by the
     engine's node rate on this puzzle, measured on a short sample of its own search.
     """
+    from ..output.text import printable
     from ..puzzle.catalog import load
     from ..search.enumeration import prepare, subproblems
     from ..search.estimate import estimate_run, modelled
@@ -38,8 +39,8 @@ def estimate(
                            exit_code=1)
     run = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
     tree = run.tree
-    typer.echo(f"{prepared.name}: about {tree.nodes:,.0f} search nodes (± {tree.stderr:,.0f}, one standard error, "
-               f"{tree.probes} walks); {prepared.broken.key.describe()}")
+    typer.echo(f"{printable(prepared.name)}: about {tree.nodes:,.0f} search nodes (± {tree.stderr:,.0f}, one standard "
+               f"error, {tree.probes} walks); {prepared.broken.key.describe()}")
     if run.seconds is None or run.nodes_per_second is None:
         typer.echo("no time estimate: the dlx engine is not built here")
     else:
@@ -52,7 +53,11 @@ def journal_cmd(
     file: Annotated[Path, typer.Argument(help="A run's journal (enumerate --journal, or SOLUTIONS_FILE.journal).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Show where a journalled run stands: subproblems done, solutions so far, how to resume it."""
+    """Show where a journalled run stands: subproblems done, solutions so far, how to resume it.
+
+    The journal is checked as a resume would check it (a damaged one is one line, exit 2); its strings
+    are shown escaped and the command quoted for the shell: a journal can come from anyone."""
+    from ..output.text import printable
     from ..search.journal import summary
 
     s = summary(file)
@@ -61,12 +66,11 @@ def journal_cmd(
         return
     share = f" ({100 * s.size_done / s.size:.1f} % of the estimated work)" if s.size else ""
     state = "complete" if s.complete else "unfinished"
-    typer.echo(f"{s.puzzle}: {state} run; {s.parts_done} of {s.parts} subproblems done{share}")
+    typer.echo(f"{printable(s.puzzle)}: {state} run; {s.parts_done} of {s.parts} subproblems done{share}")
     typer.echo(f"{s.found} solutions found in the finished subproblems; {s.classes} classes up to rotation and "
                f"reflection and {s.rotation_classes} up to rotation recorded")
     stamp = "%Y-%m-%d %H:%M:%S"
     typer.echo(f"started {time.strftime(stamp, time.localtime(s.started))}, last recorded "
                f"{time.strftime(stamp, time.localtime(s.updated))}; fingerprint {s.fingerprint}")
-    if not s.complete and s.command:
-        resume = s.command if "--resume" in s.command.split() else f"{s.command} --resume"
-        typer.echo(f"continue with: {resume}")
+    if not s.complete and s.argv:
+        typer.echo(f"continue with: {printable(s.resume_command)}")

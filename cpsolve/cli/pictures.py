@@ -140,39 +140,51 @@ def disassemble_cmd(
     max_states: Annotated[int | None, typer.Option(min=1, help="Give up after this many states (exit 1).")] = None,
 ) -> None:
     """Take one assembly apart by sliding pieces: the shortest way, its level (a.b.c), or where it is stuck."""
-    from ..analysis.disassembly import TooManyStates, disassemble, disassembly_json
+    from ..analysis.disassembly import TooManyStates, disassemble, disassembly_json, format_level
 
-    name, pieces, groups = _assembly_to_disassemble(source, index)
+    name, pieces, groups, stored = _assembly_to_disassemble(source, index)
     try:
         found = disassemble(pieces, groups, max_states=max_states)
     except TooManyStates as exc:
         raise CpsolveError(f"{exc} (--max-states)", where=source, exit_code=1) from None
+    burrtools = None if stored is None else format_level(stored)
     if as_json:
-        typer.echo(json.dumps({"puzzle": name, "index": index, **disassembly_json(found)}))
+        typer.echo(json.dumps({"puzzle": name, "index": index, **disassembly_json(found),
+                               "burrtools_level": burrtools}))
         return
+    from ..output.text import printable
+
+    def say(line: str) -> None:  # names come from the solutions file: each line shown escaped
+        typer.echo(printable(line))
+
     if found.separation is None:
         stuck = found.stuck
         assert stuck is not None
-        typer.echo(f"{name}, solution {index}: does not come apart by sliding pieces")
-        typer.echo(f"  stuck: {' '.join(stuck.pieces)} ({stuck.states} states reached, none separates them)")
+        say(f"{name}, solution {index}: does not come apart by sliding pieces")
+        say(f"  stuck: {' '.join(stuck.pieces)} ({stuck.states} states reached, none separates them)")
         for g in stuck.locked:
-            typer.echo(f"  locked together in every state reached: {' '.join(g)}")
+            say(f"  locked together in every state reached: {' '.join(g)}")
         return
     sep = found.separation
-    typer.echo(f"{name}, solution {index}: comes apart, level {found.level_text()} "
-               f"({sep.total_moves()} moves in all, {found.states} states searched)")
+    say(f"{name}, solution {index}: comes apart, level {found.level_text()} "
+        f"({sep.total_moves()} moves in all, {found.states} states searched)")
+    if burrtools is not None and burrtools != found.level_text():
+        say(f"BurrTools stored level {burrtools} with this assembly: it keeps the first shortest way its "
+            "search meets, which depends on how the assembly is turned; cpsolve keeps the way whose parts "
+            "come apart most easily (the same in any orientation)")
     number = 0
     for step in sep.steps():
-        typer.echo(f"{' '.join(step.pieces)}: {len(step.moves)} move{'s' if len(step.moves) != 1 else ''}")
+        say(f"{' '.join(step.pieces)}: {len(step.moves)} move{'s' if len(step.moves) != 1 else ''}")
         for m in step.moves:
             number += 1
-            typer.echo(f"  {number:>4}. {m.text()}")
+            say(f"  {number:>4}. {m.text()}")
 
 
 def _assembly_to_disassemble(
     source: str, index: int
-) -> tuple[str, dict[str, list[tuple[int, int, int]]], tuple[frozenset[str], ...]]:
-    """(puzzle name, {label: cells}, groups) from a solutions file line, or from a model's N-th class."""
+) -> tuple[str, dict[str, list[tuple[int, int, int]]], tuple[frozenset[str], ...], tuple[int, ...] | None]:
+    """(puzzle name, {label: cells}, groups, the level BurrTools stored with it or None) from a solutions
+    file line, a BurrTools file's stored assembly, or a model's N-th class."""
     from ..analysis.disassembly import puzzle_groups
 
     path = Path(source)
@@ -186,7 +198,7 @@ def _assembly_to_disassemble(
             groups = puzzle_groups(load(name))
         except CpsolveError:
             groups = ()
-        return name, record["pieces"], groups
+        return name, record["pieces"], groups, None
     from ..output.solutions import labelled
     from ..puzzle.catalog import load
     from ..search.backends import for_problem
@@ -196,14 +208,15 @@ def _assembly_to_disassemble(
     if puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=source)
     if path.suffix == ".xmpuzzle":  # BurrTools keeps its solutions in the file: take those as they are
-        from ..puzzle.burrtools import stored_solutions
+        from ..puzzle.burrtools import assembly_pieces, parse_xmpuzzle, select_problem
 
-        stored = stored_solutions(path)
+        bf = parse_xmpuzzle(path)
+        stored = select_problem(bf, 0).stored
         if stored:
             if index >= len(stored):
                 raise CpsolveError(f"stores {len(stored)} assemblies (indices 0 to {len(stored) - 1}); there is no "
                                    f"index {index}", where=source)
-            return puzzle.name, stored[index], puzzle_groups(puzzle)
+            return puzzle.name, assembly_pieces(bf, 0, stored[index]), puzzle_groups(puzzle), stored[index].level
     prepared = prepare(puzzle, True)
     engine = for_problem("auto", prepared.problem)
     classes: list[SolutionClass] = []
@@ -211,4 +224,4 @@ def _assembly_to_disassemble(
     if len(classes) <= index:
         raise CpsolveError(f"has {len(classes)} solution classes (indices 0 to {len(classes) - 1}); there is no "
                            f"index {index}", where=source)
-    return puzzle.name, labelled(prepared.problem, classes[index].placements), puzzle_groups(puzzle)
+    return puzzle.name, labelled(prepared.problem, classes[index].placements), puzzle_groups(puzzle), None

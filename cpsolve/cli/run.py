@@ -25,7 +25,6 @@ from .common import (
     _alarm_at_deadline,
     _alarm_off,
     _check_timeout,
-    _close_output,
     _open_output,
     _remaining,
     _table,
@@ -96,7 +95,8 @@ def enumerate_cmd(
 ) -> None:
     """Find every solution and count them: in all, up to rotation, and up to rotation and reflection."""
     from ..output.progress import make_progress
-    from ..output.solutions import LineWriter, default_solutions_path, labelled
+    from ..output.solutions import LineWriter, SolutionsFile, check_destination, default_solutions_path, labelled
+    from ..output.text import printable
     from ..puzzle.catalog import load
     from ..search.backends import for_problem
     from ..search.enumeration import enumerate_classes, prepare
@@ -114,37 +114,41 @@ def enumerate_cmd(
     _alarm_off()
     prepare_seconds = time.perf_counter() - began
     path = (out or default_solutions_path(puzzle.name)) if save else None
-    book = _journal_plan(journal, not no_journal, resume, path)
-    sink = _open_output(path)
+    source = Path(puzzle.origin) if puzzle.origin and Path(puzzle.origin).is_file() else None
+    if path is not None:
+        check_destination(path, source)
+    book = _journal_plan(journal, not no_journal, resume, path, source)
+    sink: SolutionsFile | None = None
     problem = prepared.problem
     lines = LineWriter(prepared.name, problem)
+
+    def ready(resumed: bool) -> None:
+        """The journal is sound and open: only now is the solutions file emptied (or, resumed, kept)."""
+        nonlocal sink
+        if path is not None:
+            sink = SolutionsFile(path, keep=resumed)
 
     def on_class(cls: SolutionClass) -> None:
         extra = None if apart is None else apart.add(labelled(problem, cls.placements), cls)
         if sink is not None and (apart is None or extra is not None):
-            try:
-                sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra) + "\n")
-                sink.flush()
-            except OSError as exc:
-                raise CpsolveError(f"cannot write the solutions file: {exc.strerror or exc}", where=str(path),
-                                   exit_code=1) from None
+            sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra))
 
     progress = None if quiet else make_progress()
     try:
         result = enumerate_classes(
             prepared, engine, limit=limit, timeout=_remaining(timeout), workers=n_workers,
-            on_class=on_class, progress=progress, journal=book, cluster=cluster,
+            on_class=on_class, progress=progress, journal=book, cluster=cluster, on_ready=ready,
         )
     except BaseException:
         if sink is not None:  # the first error is the one to report, not a second one from closing
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(CpsolveError):
                 sink.close()
         raise
     finally:
         if progress is not None:
             progress.close()
     if sink is not None:
-        _close_output(sink, path)
+        sink.close()
     complete = result.status is Status.COMPLETE
     if book is not None and complete and journal is None:
         remove(book.path)  # the default journal has served its purpose
@@ -157,8 +161,8 @@ def enumerate_cmd(
     else:
         _print_summary(result, path)
         if book is not None and not complete:
-            typer.echo(f"journal {book.path}: {result.subproblems_done} of {result.subproblems} subproblems done; "
-                       "the same command with --resume continues the run")
+            typer.echo(f"journal {printable(str(book.path))}: {result.subproblems_done} of {result.subproblems} "
+                       "subproblems done; the same command with --resume continues the run")
         if (puzzle.origin or "").lower().endswith(".xmpuzzle"):
             c = result.counts()
             typer.echo(f"BurrTools counts assemblies up to rotation and, unless 'Keep Mirror Solutions' is on, "
@@ -169,29 +173,36 @@ def enumerate_cmd(
         raise typer.Exit(130)
 
 
-def _journal_plan(path: Path | None, use: bool, resume: bool, solutions: Path | None) -> JournalPlan | None:
-    """Where the run is journalled: --journal PATH, else beside the solutions file; none with --no-journal
-    (or --no-save and no --journal)."""
+def _journal_plan(path: Path | None, use: bool, resume: bool, solutions: Path | None,
+                  puzzle: Path | None) -> JournalPlan | None:
+    """Where the run is journalled: --journal PATH, else beside the solutions file (unless that is a device
+    or a pipe); none with --no-journal (or --no-save and no --journal)."""
     from ..search.enumeration import JournalPlan
+    from ..search.journal import default_journal
 
     if not use:
         if resume:
             raise CpsolveError("needs a journal: leave out --no-journal", field="--resume")
         return None
-    where = path or (None if solutions is None else solutions.with_name(solutions.name + ".journal"))
+    where = path or (None if solutions is None else default_journal(solutions))
     if where is None:
         if resume:
-            raise CpsolveError("with --no-save, name the journal with --journal PATH", field="--resume")
+            why = "with --no-save" if solutions is None else "the solutions go to a device or a pipe"
+            raise CpsolveError(f"{why}, name the journal with --journal PATH", field="--resume")
         return None
-    return JournalPlan(where, resume, " ".join(["cpsolve", *sys.argv[1:]]))
+    others = [(p, what) for p, what in ((solutions, "the solutions file (--out)"), (puzzle, "the puzzle file"))
+              if p is not None]
+    return JournalPlan(where, resume, ("cpsolve", *sys.argv[1:]), tuple(others))
 
 
 def _print_summary(result: EnumerationResult, path: Path | None) -> None:
+    from ..output.text import printable
+
     c = result.counts()
     complete = result.status is Status.COMPLETE
     head = "" if complete else f"{result.status.value.upper()} (counts so far, incomplete): "
     typer.echo(
-        f"{result.puzzle}: {head}{c['total']} solutions in all, {c['unique_rotation']} up to rotation, "
+        f"{printable(result.puzzle)}: {head}{c['total']} solutions in all, {c['unique_rotation']} up to rotation, "
         f"{c['unique_symmetry']} up to rotation and reflection"
     )
     typer.echo(f"backend {result.backend}; {result.key}; {result.seconds:.2f} s")
@@ -208,7 +219,7 @@ def solve(
 ) -> None:
     """Find one solution and draw it as z-layers, one letter per piece."""
     from ..output.solutions import labelled, rows_as_placements
-    from ..output.text import draw
+    from ..output.text import draw, printable
     from ..puzzle.catalog import load
     from ..search.backends import for_problem
     from ..search.enumeration import first_solution, prepare
@@ -221,7 +232,7 @@ def solve(
     problem = prepared.broken.problem
     if rows is None:
         what = "timed out before finding a solution" if stats.status is Status.TIMEOUT else "has no solution"
-        typer.echo(f"{prepared.name}: {what} ({stats.backend}, {stats.seconds:.2f} s)")
+        typer.echo(f"{printable(prepared.name)}: {what} ({stats.backend}, {stats.seconds:.2f} s)")
         raise typer.Exit(1)
     typer.echo(draw(labelled(problem, rows_as_placements(problem, rows))))
     typer.echo(f"\nfound by {stats.backend} in {stats.seconds:.2f} s")
@@ -234,14 +245,15 @@ def show(
 ) -> None:
     """Draw one solution of an earlier enumeration."""
     from ..output.solutions import read_solution_line
-    from ..output.text import draw
+    from ..output.text import draw, printable
 
     record = read_solution_line(file, index)
     try:
         picture = draw(record["pieces"])
     except CpsolveError as exc:
         raise exc.located(f"{file}:{index + 1}") from None
-    typer.echo(f"{record.get('puzzle', file.name)}, solution {index} (assemblies: {record.get('assemblies', '?')})")
+    name, assemblies = str(record.get("puzzle", file.name)), record.get("assemblies", "?")
+    typer.echo(printable(f"{name}, solution {index} (assemblies: {assemblies})"))
     typer.echo(picture)
 
 

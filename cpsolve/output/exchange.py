@@ -9,6 +9,7 @@ chosen placements as an exact cover before anything is drawn.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from ..problem.cnf import Cnf, check_encoding, encode, fingerprint, satisfies
 from ..problem.placements import ExactCoverProblem
 from ..puzzle.geometry import Cell
 from ..search.enumeration import Prepared
+from .text import printable
 
 STATUSES = ("SATISFIABLE", "UNSATISFIABLE", "UNKNOWN")
 
@@ -27,15 +29,26 @@ STATUSES = ("SATISFIABLE", "UNSATISFIABLE", "UNKNOWN")
 def var_lines(problem: ExactCoverProblem) -> list[str]:
     """`c var V PIECE x,y,z;...` for every row variable: what a true literal V places where."""
     out = []
+    names = [printable(n) for n in problem.piece_names]
     for r, row in enumerate(problem.rows):
         cells = ";".join(",".join(map(str, problem.cells[c])) for c in row.cells)
-        out.append(f"c var {r + 1} {problem.piece_names[row.piece]} {cells}")
+        out.append(f"c var {r + 1} {names[row.piece]} {cells}")
     return out
 
 
+def comment_value(text: str) -> str:
+    """A name as the value of a DIMACS or XCC comment, and as `read_cnf` reads it back: on one line
+    (`printable` escapes what could end it) and without the spaces at its ends, which a comment
+    does not keep."""
+    return printable(text).strip()
+
+
 def write_dimacs(cnf: Cnf, problem: ExactCoverProblem, meta: dict[str, str]) -> str:
-    """The CNF as DIMACS text, headed by the comments `decode` needs (puzzle, options, fingerprint)."""
-    head = ["c cpsolve export", *(f"c {k} {v}" for k, v in meta.items()),
+    """The CNF as DIMACS text, headed by the comments `decode` needs (puzzle, options, fingerprint).
+
+    Names are written with `comment_value`, so each comment stays one line whatever the puzzle's
+    names hold: a newline in a name once added `p cnf` and clause lines to the file."""
+    head = ["c cpsolve export", *(f"c {k} {comment_value(v)}" for k, v in meta.items()),
             f"c encoding {cnf.encoding}", f"c rows {cnf.n_rows}", f"c fingerprint {fingerprint(cnf)}",
             *var_lines(problem), f"p cnf {cnf.n_vars} {len(cnf.clauses)}"]
     body = (" ".join(map(str, c)) + " 0" for c in cnf.clauses)
@@ -72,8 +85,8 @@ def write_xcc(problem: ExactCoverProblem) -> str:
     items = [*primary, *(_piece_item(p, pieces[p], high[p], multi, low[p]) for p in range(problem.n_pieces))]
     secondary = [cells[c] for c in problem.optional]
     counts = [str(high[p]) if low[p] == high[p] else f"{low[p]}..{high[p]}" for p in range(problem.n_pieces)]
-    head = [f"| cpsolve export of {problem.name}: cells x,y,z are items x<x>y<y>z<z>, pieces by name",
-            *(f"| item {pieces[p]} = piece {n} x{counts[p]}" for p, n in enumerate(problem.piece_names)),
+    head = [f"| cpsolve export of {comment_value(problem.name)}: cells x,y,z are items x<x>y<y>z<z>, pieces by name",
+            *(f"| item {pieces[p]} = piece {comment_value(n)} x{counts[p]}" for p, n in enumerate(problem.piece_names)),
             " ".join([*(i for i in items if i), *(["|", *secondary] if secondary else [])])]
     options = (" ".join(([pieces[row.piece]] if len(multi) != 1 or row.piece != multi[0] else [])
                         + [cells[c] for c in row.cells]) for row in problem.rows)
@@ -95,9 +108,12 @@ def cell_items(cells: Sequence[Cell]) -> list[str]:
 
 
 def piece_items(piece_names: Sequence[str], taken: set[str]) -> list[str]:
-    """The piece's own name when DLX can read it (<= 8 chars, no space, '|' or ':'), else `p<i>`."""
+    """The piece's own name when DLX can read it, else `p<i>`. Knuth's programs read an item name as
+    1 to 8 bytes up to white space, with `|` and `:` reserved; cpsolve keeps a name only when it is 1
+    to 8 printable ASCII characters other than those (`Würfel` is 6 characters but 7 bytes in UTF-8;
+    DLX1 stopped at `Würfelää` with "Item name too long!")."""
     def ok(n: str) -> bool:
-        return 0 < len(n) <= 8 and not any(ch.isspace() or ch in "|:" for ch in n) and n not in taken
+        return re.fullmatch(r"[!-~]{1,8}", n) is not None and not set(n) & set("|:") and n not in taken
 
     names = [n if ok(n) else f"p{i}" for i, n in enumerate(piece_names)]
     return names if len(set(names)) == len(names) and not taken & set(names) else [f"p{i}" for i in range(len(names))]
@@ -264,7 +280,7 @@ def rebuild(prepared: Prepared, exported: CnfFile, where: str) -> tuple[ExactCov
     meta = exported.meta
     if fingerprint(exported.cnf) != meta["fingerprint"]:
         raise CpsolveError("the clauses do not match the file's fingerprint: it was modified after export", where=where)
-    if meta.get("puzzle") != prepared.name:
+    if meta.get("puzzle") != comment_value(prepared.name):
         raise CpsolveError(f"was exported from model {meta.get('puzzle')!r}, not {prepared.name!r}", where=where)
     breaking = meta.get("symmetry-breaking")
     if breaking not in ("on", "off"):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from html import escape
 from importlib.resources import files
 from typing import Any
 
@@ -21,6 +20,7 @@ from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
 from .pictures import CHAIN_COLORS, STRING
 from .scene import DIRECTIONS, Step, parts_of, removal_order
+from .text import markup
 
 ALPHABET = "".join(chr(c) for c in range(33, 127) if chr(c) not in "\"\\<>&'")
 """One character per piece in a solution string: printable ASCII that needs no escaping in HTML or JSON."""
@@ -130,6 +130,13 @@ def _asset(name: str) -> str:
     return (files("cpsolve") / "output" / "page" / name).read_text(encoding="utf-8")
 
 
+def script_json(data: Any) -> str:
+    """JSON to put inside a script element: `<`, `>` and `&` as JSON escapes, so that no name can
+    close the element (`</script>`) or start what HTML parses inside scripts (`<!--`, `<script`)."""
+    text = json.dumps(data, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
 def page_html(
     records: Sequence[Mapping[str, Any]],
     puzzle: Puzzle | None = None,
@@ -138,17 +145,16 @@ def page_html(
     recolor: Mapping[str, str] | None = None,
 ) -> str:
     """The whole page: markup, style, the data and the renderer, in one string."""
-    data = json.dumps(page_data(records, puzzle, title, steps, recolor), separators=(",", ":"))
-    data = data.replace("</", "<\\/")  # never close the script element early
+    data = script_json(page_data(records, puzzle, title, steps, recolor))
     n = len(records)
     what = f"{n} solutions" if n > 1 else "a solution"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)} — cpsolve</title>
+<title>{markup(title)} — cpsolve</title>
 <style>{_asset("viewer.css")}</style>
 </head><body>
-<header><h1>{escape(title)}</h1><span>{what}</span><span id="which"></span></header>
+<header><h1>{markup(title)}</h1><span>{what}</span><span id="which"></span></header>
 <div id="wrap">
 <div id="stage">
 <canvas id="view" aria-label="the puzzle in 3-D: drag to turn, wheel to zoom"></canvas>

@@ -12,7 +12,6 @@ import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from xml.sax.saxutils import escape
 
 from ..puzzle.chain import Chain
 from ..puzzle.geometry import FACE_STEPS, Cell
@@ -30,6 +29,7 @@ from .scene import (
     shade,
     visible_faces,
 )
+from .text import markup
 
 BACKGROUND = "#ffffff"
 INK = "#222222"
@@ -314,7 +314,10 @@ def _scaled_face(c: Vec, normal: int, half: float) -> list[Vec]:
 
 
 def to_svg(drawing: Drawing) -> bytes:
-    """The drawing as a standalone SVG document (UTF-8)."""
+    """The drawing as a standalone SVG document (UTF-8).
+
+    Every attribute and text node that is not a number goes through `markup`: colours are checked
+    when a puzzle is read, and names are text, but a drawing may be made in code from anything."""
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{drawing.width}" height="{drawing.height}" '
         f'viewBox="0 0 {drawing.width} {drawing.height}">',
@@ -324,16 +327,17 @@ def to_svg(drawing: Drawing) -> bytes:
     for s in drawing.shapes:
         if isinstance(s, Polygon):
             pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in s.points)
-            out.append(f'<polygon points="{pts}" fill="{s.fill}" stroke="{s.fill}" stroke-width="0.5"/>')
+            fill = markup(s.fill)
+            out.append(f'<polygon points="{pts}" fill="{fill}" stroke="{fill}" stroke-width="0.5"/>')
         elif isinstance(s, Line):
             out.append(f'<line x1="{s.a[0]:.1f}" y1="{s.a[1]:.1f}" x2="{s.b[0]:.1f}" y2="{s.b[1]:.1f}" '
-                       f'stroke="{s.color}" stroke-width="{s.width:.2f}"/>')
+                       f'stroke="{markup(s.color)}" stroke-width="{s.width:.2f}"/>')
         else:
             anchor = {"l": "start", "m": "middle", "r": "end"}[s.anchor[0]]
             base = ' dominant-baseline="central"' if s.anchor[1] == "m" else ""
             halo = (' stroke="#ffffff" stroke-width="3" paint-order="stroke"' if s.halo else "")
-            out.append(f'<text x="{s.at[0]:.1f}" y="{s.at[1]:.1f}" font-size="{s.size:.1f}" fill="{s.color}" '
-                       f'text-anchor="{anchor}"{base}{halo}>{escape(s.text)}</text>')
+            out.append(f'<text x="{s.at[0]:.1f}" y="{s.at[1]:.1f}" font-size="{s.size:.1f}" fill="{markup(s.color)}" '
+                       f'text-anchor="{anchor}"{base}{halo}>{markup(s.text)}</text>')
     out.append("</g></svg>")
     return ("\n".join(out) + "\n").encode("utf-8")
 

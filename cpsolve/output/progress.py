@@ -16,6 +16,7 @@ import time
 from typing import Any, TextIO
 
 from ..search.result import EnumerationResult
+from .text import printable
 
 
 def clock(seconds: float | None) -> str:
@@ -52,7 +53,7 @@ class PlainProgress:
             return
         self.last = now
         elapsed = now - self.start
-        self.stream.write(f"{result.puzzle}: {status_text(result, elapsed)}; {clock(elapsed)} elapsed, "
+        self.stream.write(f"{printable(result.puzzle)}: {status_text(result, elapsed)}; {clock(elapsed)} elapsed, "
                           f"{clock(result.eta(elapsed))} left\n")
         self.stream.flush()
 

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from ..errors import CpsolveError
+from ..puzzle.colors import css_color
 from ..puzzle.geometry import FACE_STEPS, Cell, normalize, orientations
 
 Vec = tuple[float, float, float]
@@ -148,8 +150,9 @@ def piece_colors(labels: Iterable[str], colors: Mapping[str, str | None] | None 
     Copies of a piece without a colour each take the next palette colour, so that 25 identical
     pieces read as 25 pieces; copies of a coloured piece keep its hue with slightly different
     lightness (the puzzle's own colours matter more), and their outlines separate them anyway.
+    Colours are made #rrggbb here as the loader makes them, for a puzzle built in code.
     """
-    colors = colors or {}
+    colors = {name: _own_color(name, c) for name, c in (colors or {}).items() if c}
     taken = {c.lower() for c in colors.values() if c}
     free = [c for c in PALETTE if c not in taken] or list(PALETTE)
     copies: dict[str, int] = {}
@@ -166,6 +169,13 @@ def piece_colors(labels: Iterable[str], colors: Mapping[str, str | None] | None 
         tint = (0.0, 0.18, -0.18, 0.09, -0.09)[k % 5]
         out[label] = own if tint == 0 else mix(own, "#ffffff" if tint > 0 else "#000000", abs(tint))
     return out
+
+
+def _own_color(name: str, color: str) -> str:
+    try:
+        return css_color(color)
+    except ValueError as exc:
+        raise CpsolveError(str(exc), field=f"pieces.{name}.color") from None
 
 
 def parts_of(

@@ -9,7 +9,8 @@ complete file gives the total count; the lines themselves give the count up to s
 from __future__ import annotations
 
 import json
-import re
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from typing import Any
 from ..errors import CpsolveError, unreadable
 from ..problem.placements import ExactCoverProblem
 from ..puzzle.geometry import Cell
+from ..puzzle.names import safe_stem
+from ..search.journal import MAGIC, same_file
 
 
 def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequence[int]]]) -> dict[str, list[Cell]]:
@@ -34,14 +37,80 @@ def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequenc
 
 
 def default_solutions_path(puzzle_name: str) -> Path:
-    """`NAME.solutions.jsonl` in the current folder, NAME made a safe file name.
+    """`NAME.solutions.jsonl` in the current folder, NAME made a safe file name (`safe_stem`: the name
+    comes from the puzzle file, and `name: ../x` or `name: /etc/x` must not write outside the folder)."""
+    return Path(f"{safe_stem(puzzle_name)}.solutions.jsonl")
 
-    The name comes from the puzzle file, which is untrusted: `name: ../x` or `name: /etc/x` must not
-    write outside the current folder, so every character but letters, digits, `-`, `_` and `.` becomes
-    `_`, and leading dots go (no hidden file, no `..`).
+
+def check_destination(path: Path, puzzle: Path | None = None) -> None:
+    """Refuse, before anything is written, a solutions file that would destroy what it replaces or cannot be
+    written at all: the puzzle file, an SQLite database (a journal: days of work), a folder, a missing
+    folder. Any other existing file is the user's choice to replace (once the run goes ahead)."""
+    where = str(path)
+    if puzzle is not None and same_file(path, puzzle):
+        raise CpsolveError("is the puzzle file: choose another --out", where=where)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if not os.path.isdir(path.parent or "."):
+            raise CpsolveError("cannot write the file: No such file or directory", where=where) from None
+        return
+    except OSError as exc:
+        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=where) from None
+    if stat.S_ISDIR(mode):
+        raise CpsolveError("cannot write the file: Is a directory", where=where)
+    if stat.S_ISREG(mode):
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(len(MAGIC))
+        except OSError as exc:
+            raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=where) from None
+        if head == MAGIC:
+            raise CpsolveError("is an SQLite database (a cpsolve journal?), not a solutions file: choose another "
+                               "--out", where=where)
+
+
+class SolutionsFile:
+    """The solutions file as a run writes it: one line per class, each flushed.
+
+    A fresh run empties it. A resumed run keeps it: the journal's classes come again first, in order,
+    and each line that is already there, the same, is passed over instead of written again; the file is
+    cut only at the first line that differs (a file written past the journal before a full disk, or
+    edited by hand). The file is always a prefix of the journal's classes (see enumeration.py), so a
+    resume only ever appends to it: a kill in the middle of one loses no line.
     """
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", puzzle_name).lstrip(".")[:100] or "puzzle"
-    return Path(f"{safe}.solutions.jsonl")
+
+    def __init__(self, path: Path, keep: bool = False):
+        self.path = path
+        try:
+            self._matching = keep and path.is_file()
+            self._file = open(path, "r+b" if self._matching else "wb")  # noqa: SIM115 - closed by close()
+        except OSError as exc:
+            raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
+
+    def write(self, line: str) -> None:
+        data = line.encode() + b"\n"
+        try:
+            if self._matching:
+                at = self._file.tell()
+                if self._file.read(len(data)) == data:
+                    return
+                self._file.seek(at)
+                self._file.truncate()
+                self._matching = False
+            self._file.write(data)
+            self._file.flush()
+        except OSError as exc:
+            raise CpsolveError(f"cannot write the solutions file: {exc.strerror or exc}", where=str(self.path),
+                               exit_code=1) from None
+
+    def close(self) -> None:
+        """Close the file; lines past what was written again stay (the next resume deals with them)."""
+        try:
+            self._file.close()
+        except OSError as exc:
+            raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(self.path),
+                               exit_code=1) from None
 
 
 def rows_as_placements(problem: ExactCoverProblem, rows: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:

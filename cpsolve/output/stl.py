@@ -13,7 +13,9 @@ import struct
 from collections.abc import Iterable, Sequence
 
 from ..puzzle.geometry import Cell
+from ..puzzle.names import safe_stem, unique_stems
 from .scene import Vec, face_corners, outer_faces
+from .text import printable
 
 Triangle = tuple[Vec, Vec, Vec]
 
@@ -72,9 +74,19 @@ def _normal(t: Triangle) -> Vec:
     return (n[0] / length, n[1] / length, n[2] / length)
 
 
-def binary_stl(name: str, tris: Sequence[Triangle]) -> bytes:
-    """Binary STL: an 80-byte header, the count, then per triangle its normal and three corners."""
-    header = f"cpsolve piece {name}".encode("ascii", "replace")[:80].ljust(80, b" ")
+def file_names(pieces: Sequence[tuple[str, int]]) -> list[str]:
+    """A file name per (piece name, copies): `NAME.stl`, or `NAME-xK.stl` for a piece to be printed K
+    times; NAME made safe (`safe_stem`) and the names made distinct, so that no file overwrites
+    another (`x.y` and `x/y` were once both `x_y.stl`, one file for two pieces)."""
+    stems = [safe_stem(name, "piece") + (f"-x{count}" if count > 1 else "") for name, count in pieces]
+    return [f"{stem}.stl" for stem in unique_stems(stems)]
+
+
+def binary_stl(name: str, tris: Sequence[Triangle], count: int = 1) -> bytes:
+    """Binary STL: an 80-byte header (the piece's name, printable ASCII; how many to print), the
+    count, then per triangle its normal and three corners."""
+    label = printable(name) + (f" (print {count})" if count > 1 else "")
+    header = f"cpsolve piece {label}".encode("ascii", "backslashreplace")[:80].ljust(80, b" ")
     parts = [header, struct.pack("<I", len(tris))]
     for t in tris:
         parts.append(struct.pack("<12fH", *_normal(t), *t[0], *t[1], *t[2], 0))

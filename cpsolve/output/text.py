@@ -1,4 +1,5 @@
-"""Text pictures of solutions: z-layers side by side, one symbol per placed piece, and a legend.
+"""Text pictures of solutions (z-layers side by side, one symbol per placed piece, and a legend), and
+the two ways untrusted text is written as text: for a terminal (`printable`) and into markup (`markup`).
 
 Layers use the file format's convention (layer z = 0 first, row y = 0 at the top, x to the right),
 so a drawn solution reads the same way a puzzle file is written.
@@ -6,10 +7,32 @@ so a drawn solution reads the same way a puzzle file is written.
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping, Sequence
 
 from ..limits import check_drawing
 from ..puzzle.geometry import Cell
+from ..puzzle.names import unseen
+
+
+def printable(text: str) -> str:
+    """`text` as a terminal should show it: every character that is not seen as text (the characters
+    a name may not hold: newlines, ESC, NUL, C1 controls, right-to-left overrides, ...) written as its
+    Python escape (`\\x1b`, `\\n`, `\\u202e`), so that a name, a key or a line from a file stays on
+    its line and cannot send the terminal a command. A name the loader accepts is shown unchanged."""
+    return "".join(repr(ch)[1:-1] if unseen(ch) else ch for ch in text)
+
+
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 does not allow at all, not even as a character reference."""
+
+
+def markup(text: str) -> str:
+    """`text` as an XML or HTML text node or double-quoted attribute value: `& < > " '` escaped, and
+    the characters XML forbids (NUL, ESC, ...) replaced by U+FFFD, so the document still parses."""
+    return html.escape(_NOT_XML.sub("\ufffd", text), quote=True)
+
 
 SYMBOLS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -43,7 +66,7 @@ def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".", symbols: Ma
     """
     check_drawing([c for cells in placements.values() for c in cells])
     given = symbols is not None
-    numbered = not given and all(label.isdigit() for label in placements)
+    numbered = not given and all(label.isascii() and label.isdigit() for label in placements)
     if symbols is None:
         symbols = {k: k for k in placements} if numbered else assign_symbols(list(placements))
     width = max(len(s) for s in symbols.values()) + (1 if numbered else 0)
@@ -73,5 +96,6 @@ def _legend(symbols: dict[str, str]) -> list[str]:
     lines = []
     for piece, syms in by_piece.items():
         copies = f" ({len(syms)} copies)" if len(syms) > 1 else ""
+        piece = printable(piece)  # labels come from a solutions file, which is edited by hand as easily
         lines.append(f"{' '.join(syms)} = {piece}{copies}" if len(syms) <= 8 else f"{''.join(syms)} = {piece}{copies}")
     return lines

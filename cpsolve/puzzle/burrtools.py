@@ -27,14 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from ..errors import CpsolveError, unreadable
 from ..limits import active, check
 from .geometry import Cell
 from .model import Puzzle, to_puzzle
+from .names import check_names, distinct, import_name
 from .schema import PuzzleFile
+from .writer import Line, drawing
 
 GRIDS = {0: "cubes", 1: "triangular prisms", 2: "spheres", 3: "rhombic dodecahedra", 4: "tetrahedra-octahedra"}
 """BurrTools' grid types; only 0 (cubes) is cpsolve's lattice."""
@@ -109,6 +110,8 @@ class StoredAssembly:
     placements: tuple[tuple[int, int, int, int] | None, ...]
     asm_num: int | None = None
     sol_num: int | None = None
+    level: tuple[int, ...] | None = None
+    """The level of the disassembly BurrTools stored with it (`<separation>` or `<separationInfo>`), if any."""
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,44 @@ def _assembly(text: str, where: str, field_: str) -> tuple[tuple[int, int, int, 
     return tuple(out)
 
 
+_Tree = tuple[int, "_Tree | None", "_Tree | None"]
+"""A stored separation: its moves, then its left and removed sub-trees."""
+
+
+def _stored_level(sol: ET.Element) -> tuple[int, ...] | None:
+    """The level of the disassembly stored with a solution, as BurrTools computes it (`movesText`): a
+    node's moves are its states less one; a sub-tree adds its figures when it has a step of more than
+    one move. From the full tree (`<separation>`: a node, its `<state>`s, then its `left` and `removed`
+    sub-trees) or the compact one (`<separationInfo>`: moves + 1 per node in preorder, 0 for none)."""
+    def from_element(el: ET.Element) -> _Tree:
+        subs = {c.get("type"): c for c in el if c.tag == "separation"}
+        return (len(el.findall("state")) - 1,
+                *(from_element(subs[k]) if k in subs else None for k in ("left", "removed")))  # type: ignore[return-value]
+
+    def from_info(values: list[int]) -> _Tree | None:
+        v = values.pop(0)
+        if v == 0:
+            return None
+        return (v - 1, from_info(values), from_info(values))
+
+    def multi(t: _Tree | None) -> bool:
+        return t is not None and (t[0] > 1 or multi(t[1]) or multi(t[2]))
+
+    def level(t: _Tree) -> list[int]:
+        return [t[0], *(f for sub in t[1:] if sub is not None and multi(sub) for f in level(sub))]
+
+    try:
+        tree = sol.find("separation")
+        if tree is not None:
+            return tuple(level(from_element(tree)))
+        info = sol.find("separationInfo")
+        if info is not None and (got := from_info([int(v) for v in (info.text or "").split()])) is not None:
+            return tuple(level(got))
+    except (ValueError, IndexError, RecursionError):
+        pass  # a damaged tree only loses this figure, which is never needed to read the puzzle
+    return None
+
+
 def _problem(el: ET.Element, index: int, where: str) -> BurrProblem:
     field_ = f"problems.{index}"
     parts = []
@@ -264,6 +305,7 @@ def _problem(el: ET.Element, index: int, where: str) -> BurrProblem:
             _assembly(asm.text or "", where, f"{field_}.solutions.{k}"),
             _int(sol, "asmNum", where) if sol.get("asmNum") else None,
             _int(sol, "solNum", where) if sol.get("solNum") else None,
+            _stored_level(sol),
         ))
     holes = el.get("maxHoles")
     return BurrProblem(
@@ -310,46 +352,22 @@ def parse_xmpuzzle(path: str | Path) -> BurrFile:
 
 
 def _names(bf: BurrFile, problem: BurrProblem) -> list[str]:
-    """Piece names: the shape's own name, else BurrTools' display name S<n> (1-based); made unique."""
-    names: list[str] = []
-    for part in problem.parts:
-        shape = bf.shapes[part.shape]
-        base = (shape.name or "").strip() or f"S{part.shape + 1}"
-        name, k = base, 2
-        while name in names:
-            name, k = f"{base}-{k}", k + 1
-        names.append(name)
-    return names
+    """Piece names: the shape's own name as a name cpsolve accepts (`import_name`: control characters
+    and `#`, which marks copies, replaced), else BurrTools' display name S<n> (1-based); made distinct.
+
+    The file's names are not cpsolve's: a shape `W#1` beside two copies of `W` once shared the label
+    of W's first copy, and every solution lost a piece."""
+    return distinct(import_name(bf.shapes[part.shape].name or "", piece=True) or f"S{part.shape + 1}"
+                    for part in problem.parts)
 
 
 def _color_name(n: int) -> str:
     return f"c{n}"
 
 
-class _Row(str):
-    """A drawing row: written in double quotes so that every row of a layer lines up in the YAML."""
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-class _Layer(list):  # type: ignore[type-arg]
-    """A drawing layer: one line of the YAML file."""
-
-
-_Dumper.add_representer(_Row, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", str(v), style='"'))
-_Dumper.add_representer(_Layer, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
-
-
-def to_yaml(data: dict[str, Any]) -> str:
-    """`puzzle_data` as a YAML puzzle file: drawings one layer per line, rows quoted alike."""
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=None, width=200, allow_unicode=True)
-
-
-def _drawing(cells: dict[Cell, str], size: tuple[int, int, int]) -> list[list[str]]:
+def _drawing(cells: dict[Cell, str], size: tuple[int, int, int]) -> list[Line]:
     sx, sy, sz = size
-    return [_Layer(_Row("".join(cells.get((x, y, z), ".") for x in range(sx))) for y in range(sy)) for z in range(sz)]
+    return drawing(("".join(cells.get((x, y, z), ".") for x in range(sx)) for y in range(sy)) for z in range(sz))
 
 
 def _tight(cells: list[Cell]) -> tuple[list[Cell], tuple[int, int, int]]:
@@ -397,8 +415,6 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
     names = _names(bf, prob)
     result = bf.shapes[prob.result]
     marks = {c: ("+" if state == "+" else "#") for c, state, _ in result.cells}
-    if not any(m == "#" for m in marks.values()):
-        raise CpsolveError("the result has no fixed ('#') cell", where=bf.where, field=f"problems.{problem}.result")
     container: dict[str, Any] = {"layers": _drawing(marks, result.size)}
     colored: dict[str, list[list[int]]] = {}
     for c, _, colour in result.cells:
@@ -428,11 +444,12 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
         pieces[name] = spec
         for g in part.groups:
             groups.setdefault(g, []).append(name)
-    title = prob.name or f"problem {problem}"
+    title = import_name(prob.name or "") or f"problem {problem}"
+    file = import_name(Path(bf.where).name)
     data: dict[str, Any] = {
-        "name": Path(bf.where).stem + (f"-{problem}" if len(bf.problems) > 1 else ""),
-        "description": f"{title} (imported from BurrTools file {Path(bf.where).name})",
-        "source": f"BurrTools file {Path(bf.where).name}, problem {problem}",
+        "name": (import_name(Path(bf.where).stem) or "burrtools") + (f"-{problem}" if len(bf.problems) > 1 else ""),
+        "description": f"{title} (imported from BurrTools file {file})",
+        "source": f"BurrTools file {file}, problem {problem}",
         "container": container,
         "pieces": pieces,
     }
@@ -453,6 +470,7 @@ def read_xmpuzzle(path: str | Path, problem: int = 0, *, strict: bool = True) ->
     data = puzzle_data(bf, problem)
     try:
         spec = PuzzleFile.model_validate(data)
+        check_names(spec)  # the loader's rules: what `cpsolve import` writes must load again
         return to_puzzle(spec, origin=bf.where, strict=strict)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]

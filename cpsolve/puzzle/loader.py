@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from pydantic import ValidationError
 
 from ..errors import CpsolveError, unreadable
 from ..limits import active, check, check_chain, check_container, exceeded
+from .names import check_names
 from .schema import PuzzleFile
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024
@@ -59,7 +61,13 @@ class _BoundedLoader(yaml.SafeLoader):
             self.depth -= 1
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[object] = set()
+        """The mapping with its keys as the text they name (`key_text`), two keys naming one text refused.
+
+        A key's text is what the schema sees (names are text), so keys are compared as text: `1:` and
+        `"1":`, or `yes:` and `"True":`, are two YAML keys but one piece name, and keeping either
+        silently lost a piece.
+        """
+        seen: dict[str, int] = {}
         for key_node, _ in node.value:
             line = key_node.start_mark.line + 1
             if not isinstance(key_node, yaml.ScalarNode):
@@ -67,13 +75,21 @@ class _BoundedLoader(yaml.SafeLoader):
                 raise CpsolveError(f"a key must be a plain name or number, not a {kind} (line {line})")
             if key_node.tag == MERGE_TAG:
                 continue
-            key = self.construct_object(key_node, deep=deep)
+            key = key_text(self.construct_object(key_node, deep=deep))
             if key in seen:
-                raise CpsolveError(f"duplicate key {key!r} (line {line})")
-            seen.add(key)
+                first = "" if seen[key] == line else f", the same name as the key at line {seen[key]}"
+                raise CpsolveError(f"duplicate key {key!r} (line {line}{first})")
+            seen[key] = line
         # Merge keys: the mappings named by `<<:` come first, so the node's own keys override them.
         self.flatten_mapping(node)
-        return super().construct_mapping(node, deep)
+        return {key_text(self.construct_object(k, deep=deep)): self.construct_object(v, deep=deep)
+                for k, v in node.value}
+
+
+def key_text(key: object) -> str:
+    """The name a mapping key stands for: a YAML key may be a number, a boolean, null or a date, and
+    the schema's names are text, so `1` is "1" and `yes` is "True" (as JSON would write them)."""
+    return key if isinstance(key, str) else str(key)
 
 
 _BoundedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _BoundedLoader.construct_mapping)
@@ -161,34 +177,36 @@ def _first_error(exc: ValidationError) -> CpsolveError:
 def _as_json(data: Any) -> str:
     """The document as JSON, so that pydantic's strict JSON mode checks it (lists stand for tuples,
     but "2", true and 2.0 are not integers). YAML-only values (dates, bytes) become strings, which
-    the schema then refuses by their field; non-finite floats become strings for the same reason."""
+    the schema then refuses by their field; non-finite floats become strings for the same reason.
+    A lone surrogate (`"\\ud800"` in YAML) is no text at all, and JSON cannot carry it: it is refused
+    here, naming its field."""
 
-    def plain(v: Any) -> Any:
+    def plain(v: Any, at: str) -> Any:
+        if isinstance(v, str) and (lone := _SURROGATE.search(v)):
+            raise CpsolveError(f"holds U+{ord(lone[0]):04X}, a lone surrogate, which is not text", field=at or None)
         if isinstance(v, float) and not math.isfinite(v):
             return str(v)
         if isinstance(v, dict):
-            return {str(k) if not isinstance(k, str) else k: plain(x) for k, x in v.items()}
+            keys = [plain(key_text(k), at) for k in v]
+            return {k: plain(x, f"{at}.{k}" if at else k) for k, x in zip(keys, v.values(), strict=True)}
         if isinstance(v, list):
-            return [plain(x) for x in v]
+            return [plain(x, f"{at}[{i}]") for i, x in enumerate(v)]
         return v
 
-    return json.dumps(plain(data), default=str, allow_nan=False)
+    return json.dumps(plain(data, ""), default=str, allow_nan=False)
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _check_sizes(spec: PuzzleFile) -> None:
-    """The limits that need numbers from the file: container volume, chain length, piece names."""
+    """The limits that need numbers from the file (container volume, chain length), and the names."""
     container = spec.container
     union = getattr(container, "union", None)
     check_container(getattr(container, "box", None), None if union is None else [part.size for part in union])
     if spec.chain is not None:
         check_chain(spec.chain.segments)
-    for name in spec.pieces or {}:
-        if not name.strip():
-            raise CpsolveError("a piece name cannot be blank", field="pieces")
-        if "#" in name:
-            raise CpsolveError(
-                f"piece name {name!r} contains '#', which marks copies (NAME#1, NAME#2, ...)", field=f"pieces.{name}"
-            )
+    check_names(spec)
 
 
 def parse_puzzle_text(text: str, where: str) -> PuzzleFile:

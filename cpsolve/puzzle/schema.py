@@ -20,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from .colors import css_color
 from .geometry import Cell, Shape, box_cells, is_face_connected, normalize
 
 Drawing = list[list[str]]
@@ -116,9 +117,9 @@ class ContainerSpec(_Strict):
     @classmethod
     def _check_layers(cls, v: Drawing | None) -> Drawing | None:
         if v is not None:
-            cells, maybe = parse_container_drawing(v)
-            if len(cells) == len(maybe):
-                raise ValueError("the drawing has no '#' cells")
+            cells, _ = parse_container_drawing(v)
+            if not cells:  # all cells optional ('+') is a container too: BurrTools takes it
+                raise ValueError("the drawing has no '#' or '+' cells")
         return v
 
     @field_validator("cell_colors")
@@ -172,9 +173,15 @@ class PieceSpec(_Strict):
     cells: list[Triple] | None = None
     count: PositiveInt | CountRange = Field(
         default=1, description="identical copies: a number, or {min, max} for a range of copies")
-    color: str | None = Field(default=None, description="display colour")
+    color: str | None = Field(default=None, description="display colour: #rgb, #rrggbb or a CSS colour name")
     cell_colors: CellColors | None = Field(
         default=None, description="constraint colour -> cells of the piece (in the coordinates given) carrying it")
+
+    @field_validator("color")
+    @classmethod
+    def _check_color(cls, v: str | None) -> str | None:
+        """Stored as #rrggbb, the one form every picture writer is given."""
+        return None if v is None else css_color(v)
 
     @field_validator("cell_colors")
     @classmethod

@@ -6,6 +6,7 @@ something ("3 of 41 subproblems done") and a natural unit for interruption and p
 
 from __future__ import annotations
 
+import contextlib
 import math
 import signal
 import threading
@@ -33,7 +34,7 @@ from ..problem.symmetry import (
 from ..puzzle.model import Puzzle
 from .backends import Backend, SearchStats, Status
 from .estimate import part_sizes, smallest_tree_key
-from .journal import Journal, fingerprint
+from .journal import Journal, Restored
 from .parallel import Budget, run_parallel
 from .result import Collect, EnumerationResult, Finished, Progress, SolutionClass, merge_stats
 
@@ -145,11 +146,18 @@ class _SignalGate:
                     self._deliver(signum, None)
 
 
+COMMIT_SECONDS = 1.0
+"""With a journal, new classes wait for the next finished subproblem's commit to be handed on (and
+written to the solutions file), but never longer than this: a subproblem can run for hours."""
+
+
 class _Collector:
     """Receives raw solutions from a runner; canonicalizes, counts, and reports new classes.
 
     It also keeps what a journal needs: each subproblem's own counts (written when it finishes) and
-    the classes found since the last commit.
+    the classes found since the last commit. With a journal, a new class is handed to `on_class` only
+    once the journal holds it: a solutions file written from `on_class` is then always a prefix of the
+    journal's classes, so that a resume, after a kill at any moment, only ever appends to it.
     """
 
     def __init__(self, prepared: Prepared, result: EnumerationResult, limit: int,
@@ -159,8 +167,11 @@ class _Collector:
         self.last_progress = 0.0
         self.per_part: dict[int, list[int]] = {}
         """Subproblem -> [weighted, found] of the solutions counted from it so far."""
+        self.book: Journal | None = None
+        self.last_commit = start
         self.new_rotations: list[tuple[bytes, int]] = []
         self.new_classes: list[tuple[bytes, SolutionClass]] = []
+        """With a journal: the rotation classes and classes found since its last commit."""
         self.gate = _SignalGate()
 
     def __call__(self, part: int, rows: tuple[int, ...]) -> bool:
@@ -182,13 +193,17 @@ class _Collector:
         counts = self.per_part.get(part) or self.per_part.setdefault(part, [0, 0])
         counts[0] += weight
         counts[1] += 1
-        if forms.rotation_key not in tally.rotation_keys:
+        if self.book is not None and forms.rotation_key not in tally.rotation_keys:
             self.new_rotations.append((forms.rotation_key, forms.orbit))
         if tally.add(forms, weight):
             cls = self._solution_class(rows, forms)
-            self.new_classes.append((forms.symmetry_key, cls))
-            if self.on_class is not None:
-                self.on_class(cls)
+            if self.book is None:
+                if self.on_class is not None:
+                    self.on_class(cls)
+            else:
+                self.new_classes.append((forms.symmetry_key, cls))
+                if time.perf_counter() - self.last_commit > COMMIT_SECONDS:
+                    self.settle()
         now = time.perf_counter()
         if self.progress is not None and now - self.last_progress > 0.2:
             self.last_progress = now
@@ -204,6 +219,32 @@ class _Collector:
             mirror_distinct=forms.mirror_distinct,
             placements=tuple(placements),
         )
+
+    def settle(self) -> None:
+        """Commit the classes found since the last commit (if any) and hand them on."""
+        if self.book is not None and (self.new_classes or self.new_rotations):
+            self.book.record(self.new_rotations, self.new_classes)
+            self._hand_on()
+
+    def salvage(self) -> None:
+        """The run is failing: keep what can be kept, quietly (the failure is what the user must see): the
+        new classes into the journal if it can still be written, and to `on_class` whatever happens, so
+        that the solutions file has every class found."""
+        with contextlib.suppress(Exception):
+            self.settle()
+        classes, self.new_rotations, self.new_classes = self.new_classes, [], []
+        with contextlib.suppress(Exception):
+            for _, cls in classes:
+                if self.on_class is not None:
+                    self.on_class(cls)
+
+    def _hand_on(self) -> None:
+        """The journal has just committed the new classes: on to `on_class`, in the order found."""
+        classes, self.new_rotations, self.new_classes = self.new_classes, [], []
+        self.last_commit = time.perf_counter()
+        if self.on_class is not None:
+            for _, cls in classes:
+                self.on_class(cls)
 
     def finished(self, part: int, stats: SearchStats, rest_sizes: Sequence[float], parts: list[tuple[int, ...]],
                  sizes: list[float], journal: Journal | None) -> list[int]:
@@ -222,9 +263,7 @@ class _Collector:
             with self.gate.held():
                 journal.part_done(part, weighted, found, stats.seconds, nodes, self.new_rotations, self.new_classes,
                                   [(i, parts[i], sizes[i]) for i in fresh])
-                self.new_rotations, self.new_classes = [], []
-        elif len(self.new_classes) > 4096:  # nothing to commit them to: keep the lists short
-            self.new_rotations, self.new_classes = [], []
+                self._hand_on()
         result.subproblems_done += 1
         result.subproblems += len(fresh)
         # The nodes it really took where the backend counts them: single parts' estimates are noisy (a few
@@ -248,6 +287,7 @@ def enumerate_classes(
     progress: Progress | None = None,
     journal: JournalPlan | None = None,
     cluster: str | None = None,
+    on_ready: Callable[[bool], None] | None = None,
 ) -> EnumerationResult:
     """Enumerate every solution, streaming each new class; Ctrl-C ends it with status INTERRUPTED.
 
@@ -259,7 +299,13 @@ def enumerate_classes(
 
     `journal` records each finished subproblem in an SQLite file; with `journal.resume` the run
     starts from what the file holds: its classes are handed to `on_class` first (so a solutions file
-    written from them has no gap or duplicate), its finished subproblems are skipped.
+    written from them has no gap or duplicate), its finished subproblems are skipped. With a journal,
+    each new class reaches `on_class` once the journal holds it (see `_Collector`).
+
+    `on_ready(resumed)` is called once the journal has been checked and opened (or made), before the
+    first class reaches `on_class`: the moment a caller may empty its output file, not earlier, so
+    that a run refused for its journal leaves the file as it was. If it raises, the run ends there
+    (a journal made for it is removed again).
     """
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
@@ -270,16 +316,22 @@ def enumerate_classes(
     collect = _Collector(prepared, result, limit, on_class, progress, start)
     # Sizes order a pool's work and clock the progress bar; a quiet run on one worker needs neither.
     sized = workers > 1 or cluster is not None or progress is not None or journal is not None
-    book, planned, planned_sizes, done = _open_journal(journal, prepared, workers, backend.parts_per_worker, collect,
-                                                       sized)
+    book, planned, planned_sizes, done, restored = _open_journal(journal, prepared, workers, backend.parts_per_worker,
+                                                                 sized)
+    try:
+        if on_ready is not None:
+            on_ready(restored is not None)
+    except BaseException:
+        if book is not None:
+            book.abandon()
+        raise
+    collect.book = book
     parts, sizes = list(planned), list(planned_sizes)  # both grow when a part gives work back
     order = [i for i in range(len(parts)) if i not in done]
     if workers > 1 or cluster is not None:  # the biggest first, so that no worker is left with one at the end
         order.sort(key=lambda i: -sizes[i])
     result.subproblems = len(parts)
     result.work = sum(sizes) if sized or book is not None else 0.0
-    if progress is not None:
-        progress(result)
 
     def finished(part: int, stats: SearchStats, rest_sizes: Sequence[float]) -> list[int]:
         return collect.finished(part, stats, rest_sizes, parts, sizes, book)
@@ -292,8 +344,20 @@ def enumerate_classes(
 
     try:
         with collect.gate.installed():
-            _run(prepared, backend, parts, order, workers, deadline, collect, finished, result, cluster, budget_of)
-    except KeyboardInterrupt:
+            try:
+                if book is not None and restored is not None:
+                    _restore(collect, book, restored)
+                if progress is not None:
+                    progress(result)
+                _run(prepared, backend, parts, order, workers, deadline, collect, finished, result, cluster, budget_of)
+            except KeyboardInterrupt:
+                result.status = Status.INTERRUPTED
+            except BaseException:
+                collect.salvage()
+                raise
+            with collect.gate.held():  # the classes found since the last commit: into the journal, then on
+                collect.settle()
+    except KeyboardInterrupt:  # a stop signal held while they were settled
         result.status = Status.INTERRUPTED
     finally:
         if book is not None:
@@ -347,41 +411,55 @@ class JournalPlan:
 
     path: Path
     resume: bool = False
-    command: str = ""
+    argv: tuple[str, ...] = ()
+    """The command, as its words: `cpsolve journal` shows it, quoted, as the way to continue the run."""
+    others: tuple[tuple[Path, str], ...] = ()
+    """Files the journal must not be, each with what it is: the solutions file, the puzzle file."""
 
 
-Planned = tuple["Journal | None", tuple[tuple[int, ...], ...], list[float], frozenset[int]]
+Planned = tuple["Journal | None", tuple[tuple[int, ...], ...], list[float], frozenset[int], "Restored | None"]
 
 
 def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, per_worker: int,
-                  collect: _Collector, sized: bool = True) -> Planned:
+                  sized: bool = True) -> Planned:
     """The run's subproblems, their estimated sizes and those already done, from a journal being resumed
-    or from a new plan (recorded in a new journal); a resumed journal's classes go to the collector."""
-    digest = fingerprint(prepared.broken) if plan_ is not None else ""
-    opened = Journal.resume(plan_.path, digest) if plan_ is not None and plan_.resume else None
-    if plan_ is not None and plan_.resume and opened is None:
+    (with what it restores) or from a new plan (recorded in a new journal)."""
+    if plan_ is not None and plan_.resume:
+        opened = Journal.resume(plan_.path, prepared.broken, plan_.others)
+        if opened is not None:
+            return opened[0], opened[1].parts, list(opened[1].sizes), opened[1].done, opened[1]
         warnings.warn(f"{plan_.path}: no run to resume there; starting from the beginning", CpsolveNotice,
                       stacklevel=2)
-    if opened is not None:
-        book, restored = opened
-        result = collect.result
-        tally = result.tally
-        tally.weighted, tally.found = restored.weighted, restored.found
-        tally.rotation_keys.update(restored.rotations)
-        tally.orbit_total = sum(restored.rotations.values())
-        for key, cls in book.classes():
-            tally.symmetry_keys.add(key)
-            if collect.on_class is not None:
-                collect.on_class(cls)
-        result.subproblems_done = len(restored.done)
-        result.work_done = result.resumed_work = restored.work_done
-        result.resumed_found = restored.found
-        return book, restored.parts, list(restored.sizes), restored.done
-    parts = tuple(plan(prepared.broken, workers, per_worker))
-    sizes = (part_sizes(prepared.broken.problem, parts, workers=workers) if sized else None) or [1.0] * len(parts)
-    if plan_ is None:
-        return None, parts, sizes, frozenset()
-    return Journal.start(plan_.path, digest, prepared.name, plan_.command, parts, sizes), parts, sizes, frozenset()
+
+    made: list[tuple[tuple[tuple[int, ...], ...], list[float]]] = []
+
+    def new_plan() -> tuple[tuple[tuple[int, ...], ...], list[float]]:
+        """Asked for by a new journal once its path has passed its checks: sizing takes a few walks."""
+        parts = tuple(plan(prepared.broken, workers, per_worker))
+        sizes = (part_sizes(prepared.broken.problem, parts, workers=workers) if sized else None) or [1.0] * len(parts)
+        made.append((parts, sizes))
+        return parts, sizes
+
+    book = None if plan_ is None else Journal.start(plan_.path, prepared.broken, prepared.name, plan_.argv, new_plan,
+                                                    plan_.others)
+    parts, sizes = made[0] if made else new_plan()
+    return book, parts, sizes, frozenset(), None
+
+
+def _restore(collect: _Collector, book: Journal, restored: Restored) -> None:
+    """A resumed journal's counts into the tally, and its classes to `on_class`, in order."""
+    result = collect.result
+    tally = result.tally
+    tally.weighted, tally.found = restored.weighted, restored.found
+    tally.rotation_keys.update(restored.rotations)
+    tally.orbit_total = sum(restored.rotations.values())
+    for key, cls in book.classes():
+        tally.symmetry_keys.add(key)
+        if collect.on_class is not None:
+            collect.on_class(cls)
+    result.subproblems_done = len(restored.done)
+    result.work_done = result.resumed_work = restored.work_done
+    result.resumed_found = restored.found
 
 
 def _run_serial(problem: ExactCoverProblem, backend: Backend, parts: Sequence[tuple[int, ...]],
@@ -447,6 +525,31 @@ def split(problem: ExactCoverProblem, forced: tuple[int, ...]) -> list[tuple[int
         if left[p] == 1 and need[p] == 1 and (n := (by_piece[p] & live).bit_count()) < n_fewest:
             fewest, n_fewest = by_piece[p] & live, n
     return [(*forced, r) for r in bit_indices(fewest)]
+
+
+def tiles(broken: BrokenProblem, parts: Sequence[tuple[int, ...]]) -> bool:
+    """Whether `parts` partition the search as `plan` splits it: they are the leaves of a tree grown from
+    the key's starts by `split`, each reached once (dead branches, which `split` drops, aside). A
+    journal's planned parts must, or the counts it adds up mean nothing."""
+    left = set(parts)
+    if len(left) != len(parts):
+        return False
+    inner = {p[:k] for p in parts for k in range(len(p))}
+    todo = list(subproblems(broken))
+    while todo:
+        p = todo.pop()
+        if p in left:
+            left.remove(p)
+            continue
+        below = split(broken.problem, p)
+        if p not in inner:
+            if below:  # solutions no part covers
+                return False
+            continue
+        if below == [p]:
+            return False
+        todo.extend(below)
+    return not left
 
 
 def first_solution(

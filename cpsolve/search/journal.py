@@ -11,12 +11,14 @@ The counts a run reports come from two kinds of information:
 - *per class*: the canonical keys (up to rotation, up to rotation and reflection) and each class's
   representative. A class is a fact about the puzzle, whichever subproblem found it: keeping a class
   found by a subproblem that did not finish is harmless, because running that subproblem again finds
-  the same keys and the tally ignores keys it knows. So every class found so far is written with
-  the next finished subproblem's transaction, and on resume the tally starts from all of them.
+  the same keys and the tally ignores keys it knows. So the classes found so far are written with the
+  next finished subproblem's transaction, or on their own (`record`), and on resume the tally starts
+  from all of them.
 
 Classes are numbered in the order found; the journal holds a prefix of that order (everything up to
-the last commit), so a resumed run continues the numbering without a gap, and the solutions file is
-written again from the journal, so it has neither duplicates nor gaps.
+the last commit), so a resumed run continues the numbering without a gap. The solutions file is
+written from what the journal has committed (see enumeration.py), so it is always a prefix of the
+journal's classes too, and a resume only ever appends to it.
 
 The journal also records a fingerprint of the problem as searched (its rows, the symmetry-breaking
 key and weights: everything that does not depend on the backend) and the list of subproblems, so a
@@ -26,6 +28,23 @@ A part that ran far longer than estimated gives back what it had not searched, a
 `_xcover.c`): they are added in the transaction that marks it finished, so the list of parts always
 partitions the solutions: before that commit the part is unfinished and is run again whole.
 
+What protects the user's files and the counts (README, "What a journal can and cannot survive"):
+
+- A journal is created whole: built under a temporary name beside it and renamed into place, so a
+  file at a journal's path is either a complete first transaction or not cpsolve's. Anything there
+  that is not a regular file, or not a cpsolve journal, is refused and left alone; so is the
+  solutions file or the puzzle file named as the journal.
+- Every transaction keeps a digest of the rows that count (meta, parts, rotation classes, classes:
+  a sum of per-row hashes, so that it is updated with the rows a transaction writes), and opening a
+  journal recomputes it and cross-checks the counts (class indices without gaps, rotation classes
+  against the classes' mirror images, and, once every part is done, the weights against the
+  classes' assemblies). A journal that fails is "damaged": said in one line, kept as it is, never
+  resumed, never replaced (a fresh run moves it aside to PATH.damaged). The digest catches damage
+  and hand edits; it is not a signature (anyone with cpsolve's source can recompute it).
+- Reading a journal (`cpsolve journal`, the checks before a run) writes nothing, not even SQLite's
+  side files; the first write of a run is its first transaction, before the search starts, so a
+  full disk or a read-only journal is said before any work.
+
 SQLite (stdlib) in WAL mode with `synchronous=FULL`: each commit is durable once it returns, a
 crash in the middle of one leaves the previous state, and `cpsolve journal FILE` can read the file
 while the run writes it.
@@ -33,33 +52,57 @@ while the run writes it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import math
 import os
+import re
+import shlex
 import sqlite3
+import stat
 import time
-from collections.abc import Iterator, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+from urllib.parse import quote
 
-from ..errors import CpsolveError
+from ..errors import CpsolveError, CpsolveNotice
+from ..problem.placements import ExactCoverProblem
 from ..problem.symmetry import BrokenProblem
 from .result import SolutionClass
 
-FORMAT = 1
-"""Bumped when the tables change; a journal of another format is refused in one line."""
+FORMAT = 2
+"""Bumped when the tables or their meaning change; a journal of another format is refused in one line.
+Format 2: the command as a JSON list, the digest, the planned parts and the numberings in meta."""
+
+MAGIC = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database."""
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS parts (
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE parts (
     part INTEGER PRIMARY KEY, prefix TEXT NOT NULL, size REAL NOT NULL,
     done INTEGER NOT NULL DEFAULT 0, weighted INTEGER, found INTEGER, seconds REAL, nodes INTEGER,
     finished_at REAL);
-CREATE TABLE IF NOT EXISTS rotations (key BLOB PRIMARY KEY, orbit INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS classes (
+CREATE TABLE rotations (key BLOB PRIMARY KEY, orbit INTEGER NOT NULL);
+CREATE TABLE classes (
     idx INTEGER PRIMARY KEY, key BLOB UNIQUE NOT NULL, assemblies INTEGER NOT NULL,
     mirror_distinct INTEGER NOT NULL, placements TEXT NOT NULL);
 """
+
+_COLUMNS = {
+    "meta": "key, value",
+    "parts": "part, prefix, size, done, weighted, found, nodes",
+    "rotations": "key, orbit",
+    "classes": "idx, key, assemblies, mirror_distinct, placements",
+}
+"""The columns the digest covers, per table (a part's seconds and finish time are not counted on)."""
+_UNDIGESTED = ("updated", "digest")
+"""Meta keys outside the digest: the time of the last commit changes with every commit."""
+_MOD = 1 << 128
 
 
 def fingerprint(broken: BrokenProblem) -> str:
@@ -86,6 +129,10 @@ def fingerprint(broken: BrokenProblem) -> str:
     return hashlib.blake2b(json.dumps(data, separators=(",", ":")).encode(), digest_size=16).hexdigest()
 
 
+class DamagedJournal(CpsolveError):
+    """A cpsolve journal whose content fails its checks: kept as it is, never resumed or replaced."""
+
+
 @dataclass(frozen=True)
 class Restored:
     """What a journal says about a run so far."""
@@ -107,7 +154,8 @@ class Summary:
 
     puzzle: str
     fingerprint: str
-    command: str
+    argv: tuple[str, ...]
+    """The command that started the run, as its words (`cpsolve enumerate ...`)."""
     started: float
     updated: float
     parts: int
@@ -119,124 +167,208 @@ class Summary:
     rotation_classes: int
     complete: bool
 
+    @property
+    def command(self) -> str:
+        """The command, quoted for a POSIX shell: a crafted journal cannot make `; rm -rf /` of it."""
+        return shlex.join(self.argv)
+
+    @property
+    def resume_command(self) -> str:
+        """The command that continues the run."""
+        return shlex.join(self.argv if "--resume" in self.argv else (*self.argv, "--resume"))
+
+    @property
+    def holds_work(self) -> bool:
+        """Whether replacing the journal would lose anything: a finished subproblem, a class."""
+        return bool(self.parts_done or self.classes)
+
     def as_json(self) -> dict[str, object]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "argv": list(self.argv), "command": self.command}
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: the same path once links are resolved, or the same inode (a hard
+    link); false when either cannot be looked at."""
+    try:
+        return os.path.realpath(a) == os.path.realpath(b) or os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def default_journal(solutions: Path) -> Path | None:
+    """The journal of a run saving to `solutions`: NAME.journal beside it; none when the solutions go to a
+    device or a pipe (`--out /dev/null`), where a journal beside them would be written into /dev."""
+    try:
+        mode = os.stat(solutions).st_mode
+    except OSError:
+        mode = stat.S_IFREG  # not there yet (or not reachable: the solutions file's own check says so)
+    return solutions.with_name(solutions.name + ".journal") if stat.S_ISREG(mode) else None
+
+
+Others = Sequence[tuple[Path, str]]
+"""Files a journal must not be, each with what it is ("the solutions file (--out)", "the puzzle file")."""
 
 
 class Journal:
     """One run's journal file. Open it with `Journal.start` (a new run) or `Journal.resume`."""
 
-    def __init__(self, path: Path, db: sqlite3.Connection):
+    def __init__(self, path: Path, db: sqlite3.Connection, digest: int, complete: bool, created: bool):
         self.path = path
         self._db = db
+        self._digest = digest
+        self._complete = complete
+        self.created = created
+        """Made by this run (so this run may remove it again)."""
+        self.failed = False
+        """A write failed (a full disk): nothing more is written, the journal stays at its last commit."""
 
     # -- opening ---------------------------------------------------------------------------------
 
-    @staticmethod
-    def _connect(path: Path) -> sqlite3.Connection:
-        try:
-            db = sqlite3.connect(path, isolation_level=None, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise CpsolveError(f"not a cpsolve journal ({exc})", where=str(path)) from None
-        return db
-
     @classmethod
-    def start(cls, path: Path, digest: str, puzzle: str, command: str,
-              parts: Sequence[tuple[int, ...]], sizes: Sequence[float]) -> Journal:
-        """A journal for a new run at `path`, with its subproblems, written in one transaction.
+    def start(cls, path: Path, broken: BrokenProblem, puzzle: str, argv: Sequence[str],
+              plan: Callable[[], tuple[Sequence[tuple[int, ...]], Sequence[float]]], others: Others = ()) -> Journal:
+        """A journal for a new run at `path`, with its subproblems (`plan()`, asked for once the path is
+        known to be usable), written whole before it appears there.
 
-        An unfinished run of the same problem with finished subproblems is never overwritten by
-        accident: it may hold days of work, so the user is told to add --resume (or to delete the
-        file). A finished run, a journal of another problem or one with nothing done is replaced.
+        What is at `path` already: a complete run of this problem, or a journal that holds no work, is
+        replaced; any other journal is refused (an unfinished run may hold days of work: the user is told
+        to add --resume, or to delete the file); a damaged journal is moved aside to PATH.damaged; anything
+        else is refused and left as it is.
         """
-        if path.exists():
-            old = _summary_or_none(path)
-            if old is not None and not old.complete and old.fingerprint == digest and old.parts_done:
-                raise CpsolveError(
-                    f"holds an unfinished run of this puzzle ({old.parts_done} of {old.parts} subproblems "
-                    "done): add --resume to continue it, or delete the file to start again",
-                    where=str(path), field="journal")
-            remove(path)
-        db = cls._connect(path)
-        now = repr(time.time())
-        with db:
-            db.execute("BEGIN")
-            db.executemany("INSERT INTO meta VALUES (?, ?)", [
-                ("format", str(FORMAT)), ("fingerprint", digest), ("puzzle", puzzle), ("command", command),
-                ("started", now), ("updated", now), ("complete", "0")])
-            db.executemany("INSERT INTO parts (part, prefix, size) VALUES (?, ?, ?)",
-                           [(i, json.dumps(p), s) for i, (p, s) in enumerate(zip(parts, sizes, strict=True))])
-        return cls(path, db)
+        digest = fingerprint(broken)
+        _check_path(path, others)
+        damaged: DamagedJournal | None = None
+        if _is_journal_file(path):
+            try:
+                _refuse_to_replace(_inspect(path).summary, digest, path)
+            except DamagedJournal as exc:
+                damaged = exc
+        parts, sizes = plan()
+        meta = {"format": str(FORMAT), "fingerprint": digest, "puzzle": puzzle, "argv": json.dumps(list(argv)),
+                "numberings": str(1 + len(broken.problem.label_symmetries)), "planned": str(len(parts)),
+                "started": repr(time.time()), "complete": "0"}
+        tmp, total = _build(path, meta, [_part_row(i, p, s) for i, (p, s) in enumerate(zip(parts, sizes, strict=True))])
+        try:
+            if damaged is not None:
+                aside = _move_aside(path)
+                warnings.warn(f"{path}: {damaged.message}; moved to {aside}, and the run starts from the beginning",
+                              CpsolveNotice, stacklevel=2)
+            elif os.path.lexists(path):
+                remove(path)
+            os.rename(tmp, path)
+        except OSError as exc:
+            _discard(tmp)
+            raise _cannot_write(path, exc) from None
+        _sync_folder(path)
+        try:
+            db = _connect(path)
+        except sqlite3.Error as exc:
+            raise _cannot_write(path, exc) from None
+        return cls(path, db, total, complete=False, created=True)
 
     @classmethod
-    def resume(cls, path: Path, digest: str) -> tuple[Journal, Restored] | None:
-        """Open an existing journal of the same problem, and what it says; None when there is nothing to
-        resume (no file, or a run killed before it had written its first transaction)."""
-        old = _summary_or_none(path) if path.exists() else None
-        if old is None or not old.parts:
+    def resume(cls, path: Path, broken: BrokenProblem, others: Others = ()) -> tuple[Journal, Restored] | None:
+        """Open an existing journal of the same problem, and what it says; None when there is none.
+
+        Everything is checked before anything is written; then a first write (the time of this resume),
+        so that a journal that cannot be written (a full disk, a read-only file) is said now, not after
+        the work."""
+        _check_path(path, others)
+        if not _is_journal_file(path):
             return None
-        journal = cls(path, cls._connect(path))
-        meta = journal._meta()
-        if meta.get("format") != str(FORMAT):
-            journal.close()
-            raise CpsolveError(f"journal format {meta.get('format')!r}, this cpsolve reads {FORMAT}",
-                               where=str(path), field="journal")
-        if meta.get("fingerprint") != digest:
-            journal.close()
-            raise CpsolveError(
-                f"this journal is of a different problem (puzzle {meta.get('puzzle')!r}, another piece set, "
-                "container or symmetry breaking): resume it with the same puzzle and options",
-                where=str(path), field="journal")
-        return journal, journal._restored()
+        try:
+            contents = _inspect(path, broken)
+        except DamagedJournal as exc:
+            raise DamagedJournal(f"{exc.message}. It is kept as it is: the same command without --resume moves it "
+                                 f"aside (to {path}.damaged) and starts again", where=exc.where) from None
+        try:
+            db = _connect(path)
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("UPDATE meta SET value = ? WHERE key = 'updated'", (repr(time.time()),))
+        except sqlite3.Error as exc:
+            raise _cannot_write(path, exc) from None
+        return cls(path, db, contents.digest, contents.summary.complete, created=False), contents.restored
 
     # -- writing ----------------------------------------------------------------------------------
 
     def part_done(self, part: int, weighted: int, found: int, seconds: float, nodes: int,
                   rotations: Sequence[tuple[bytes, int]], classes: Sequence[tuple[bytes, SolutionClass]],
                   given_back: Sequence[tuple[int, tuple[int, ...], float]] = ()) -> None:
-        """One transaction: the part's counts, every class found since the last commit, and the parts it
-        gave back (index, prefix, estimated size)."""
+        """One transaction: the part's counts, the classes given, and the parts it gave back (index,
+        prefix, estimated size)."""
+        self._commit(rotations, classes, (part, weighted, found, seconds, nodes), given_back)
+
+    def record(self, rotations: Sequence[tuple[bytes, int]], classes: Sequence[tuple[bytes, SolutionClass]]) -> None:
+        """One transaction: classes found by parts still running (see the module's docstring)."""
+        self._commit(rotations, classes, None, ())
+
+    def _commit(self, rotations: Sequence[tuple[bytes, int]], classes: Sequence[tuple[bytes, SolutionClass]],
+                done: tuple[int, int, int, float, int] | None,
+                given_back: Sequence[tuple[int, tuple[int, ...], float]]) -> None:
+        if self.failed:
+            raise CpsolveError("cannot write the journal after a failed write", where=str(self.path), exit_code=1)
         db = self._db
-        with db:
-            db.execute("BEGIN IMMEDIATE")
-            db.executemany("INSERT INTO parts (part, prefix, size) VALUES (?, ?, ?)",
-                           [(i, json.dumps(prefix), size) for i, prefix, size in given_back])
-            db.executemany("INSERT OR IGNORE INTO rotations VALUES (?, ?)", rotations)
-            db.executemany("INSERT OR IGNORE INTO classes VALUES (?, ?, ?, ?, ?)", [
-                (c.index, key, c.assemblies, int(c.mirror_distinct), json.dumps(c.placements, separators=(",", ":")))
-                for key, c in classes])
-            db.execute("UPDATE parts SET done = 1, weighted = ?, found = ?, seconds = ?, nodes = ?, finished_at = ? "
-                       "WHERE part = ?", (weighted, found, seconds, nodes, time.time(), part))
-            db.execute("UPDATE meta SET value = ? WHERE key = 'updated'", (repr(time.time()),))
+        new_parts = [_part_row(i, prefix, size) for i, prefix, size in given_back]
+        class_rows = [(c.index, key, c.assemblies, int(c.mirror_distinct),
+                       json.dumps(c.placements, separators=(",", ":"))) for key, c in classes]
+        rotation_rows = [(key, int(orbit)) for key, orbit in rotations]
+        total = self._digest + sum(_row_hash("parts", r) for r in new_parts) \
+            + sum(_row_hash("rotations", r) for r in rotation_rows) + sum(_row_hash("classes", r) for r in class_rows)
+        try:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany("INSERT INTO parts (part, prefix, size) VALUES (?, ?, ?)", [r[:3] for r in new_parts])
+                db.executemany("INSERT INTO rotations VALUES (?, ?)", rotation_rows)
+                db.executemany("INSERT INTO classes VALUES (?, ?, ?, ?, ?)", class_rows)
+                if done is not None:
+                    part, weighted, found, seconds, nodes = done
+                    old = db.execute(f"SELECT {_COLUMNS['parts']} FROM parts WHERE part = ?", (part,)).fetchone()
+                    total += _row_hash("parts", (*old[:3], 1, int(weighted), int(found), int(nodes))) \
+                        - _row_hash("parts", old)
+                    db.execute("UPDATE parts SET done = 1, weighted = ?, found = ?, seconds = ?, nodes = ?, "
+                               "finished_at = ? WHERE part = ?",
+                               (int(weighted), int(found), float(seconds), int(nodes), time.time(), part))
+                self._set_meta(db, total)
+        except sqlite3.Error as exc:
+            self.failed = True
+            raise _cannot_write(self.path, exc) from None
+        self._digest = total % _MOD
+
+    def _set_meta(self, db: sqlite3.Connection, total: int, **changed: str) -> None:
+        for key, value in changed.items():
+            db.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'digest'", (_hex(total),))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'updated'", (repr(time.time()),))
 
     def finish(self, complete: bool) -> None:
-        with self._db:
-            self._db.execute("UPDATE meta SET value = ? WHERE key = 'complete'", ("1" if complete else "0",))
+        """Mark the run complete (when it is) and close the journal."""
+        try:
+            if complete and not self._complete and not self.failed:
+                total = self._digest - _row_hash("meta", ("complete", "0")) + _row_hash("meta", ("complete", "1"))
+                try:
+                    with self._db:
+                        self._db.execute("BEGIN IMMEDIATE")
+                        self._set_meta(self._db, total, complete="1")
+                except sqlite3.Error as exc:
+                    raise _cannot_write(self.path, exc) from None
+                self._complete = True
+        finally:
+            self.close()
+
+    def abandon(self) -> None:
+        """Close the journal, and remove it when this run made it (it holds no work yet): the run is not
+        going ahead after all."""
         self.close()
+        if self.created:
+            with contextlib.suppress(CpsolveError):
+                remove(self.path)
 
     def close(self) -> None:
-        self._db.close()
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
 
     # -- reading ----------------------------------------------------------------------------------
-
-    def _meta(self) -> dict[str, str]:
-        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
-
-    def _restored(self) -> Restored:
-        rows = self._db.execute(
-            "SELECT part, prefix, size, done, weighted, found, nodes FROM parts ORDER BY part").fetchall()
-        return Restored(
-            parts=tuple(tuple(json.loads(r[1])) for r in rows),
-            sizes=tuple(r[2] for r in rows),
-            done=frozenset(r[0] for r in rows if r[3]),
-            weighted=sum(r[4] for r in rows if r[3]),
-            found=sum(r[5] for r in rows if r[3]),
-            work_done=sum(r[6] or r[2] for r in rows if r[3]),
-            rotations=dict(self._db.execute("SELECT key, orbit FROM rotations").fetchall()),
-        )
 
     def classes(self) -> Iterator[tuple[bytes, SolutionClass]]:
         """Every class recorded, in the order found."""
@@ -247,46 +379,413 @@ class Journal:
 
 
 def summary(path: Path) -> Summary:
-    """Where the run journalled in `path` stands; read-only, safe while the run writes."""
-    if not path.exists():
-        raise CpsolveError("no such journal", where=str(path))
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-        try:
-            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            n, n_done, size, size_done, found = db.execute(
-                "SELECT count(*), coalesce(sum(done), 0), coalesce(sum(size), 0), "
-                "coalesce(sum(CASE WHEN done THEN coalesce(nullif(nodes, 0), size) ELSE 0 END), 0), "
-                "coalesce(sum(found), 0) FROM parts").fetchone()
-            classes = db.execute("SELECT count(*) FROM classes").fetchone()[0]
-            rotations = db.execute("SELECT count(*) FROM rotations").fetchone()[0]
-        finally:
-            db.close()
-    except sqlite3.DatabaseError as exc:
-        raise CpsolveError(f"not a cpsolve journal ({exc})", where=str(path)) from None
-    if "fingerprint" not in meta:
-        raise CpsolveError("not a cpsolve journal (no fingerprint)", where=str(path))
-    return Summary(
-        puzzle=meta.get("puzzle", "?"), fingerprint=meta["fingerprint"], command=meta.get("command", ""),
-        started=float(meta.get("started", 0)), updated=float(meta.get("updated", 0)),
-        parts=n, parts_done=n_done, size=size, size_done=size_done, found=found, classes=classes,
-        rotation_classes=rotations, complete=meta.get("complete") == "1")
-
-
-def _summary_or_none(path: Path) -> Summary | None:
-    """The summary of a file that may be a journal killed before its first commit (or not one at all)."""
-    try:
-        return summary(path)
-    except CpsolveError:
-        return None
+    """Where the run journalled in `path` stands, after every check a resume makes that does not need the
+    puzzle; read-only (nothing written, not even SQLite's side files), safe while the run writes."""
+    return _inspect(path).summary
 
 
 def remove(path: Path) -> None:
     """Delete a journal with its WAL side files (a missing one is fine)."""
-    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+    for p in (Path(f"{path}-wal"), Path(f"{path}-shm"), path):
         try:
             os.unlink(p)
         except FileNotFoundError:
             pass
         except OSError as exc:
             raise CpsolveError(f"cannot replace the journal: {exc.strerror or exc}", where=str(p)) from None
+
+
+# -- the checks ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Contents:
+    summary: Summary
+    restored: Restored
+    digest: int
+
+
+def _check_path(path: Path, others: Others) -> None:
+    """Refuse, before anything is read or written, a journal path that names another file of the run or
+    something that is not a regular file, or where a new journal could not be made."""
+    for other, what in others:
+        if same_file(path, other):
+            raise CpsolveError(f"is also {what}: a journal needs a file of its own", where=str(path))
+    if _is_journal_file(path):
+        return
+    if not os.path.isdir(path.parent or "."):
+        raise CpsolveError("cannot write the journal: no such folder", where=str(path))
+    for side in ("-wal", "-journal"):  # SQLite would take it for the new journal's, and replay it
+        if os.path.lexists(f"{path}{side}"):
+            raise CpsolveError(f"{path}{side} is there without its journal (left when the journal was deleted?): "
+                               "move it away first", where=str(path))
+
+
+def _is_journal_file(path: Path) -> bool:
+    """Whether something is at `path`: False when nothing is; raises when it is not a regular file."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise CpsolveError(f"cannot read the journal: {exc.strerror or exc}", where=str(path)) from None
+    if not stat.S_ISREG(mode):
+        raise CpsolveError("not a regular file (a device, a folder or a pipe): a journal needs a file of its own",
+                           where=str(path))
+    return True
+
+
+def _refuse_to_replace(old: Summary, digest: str, path: Path) -> None:
+    """A fresh run may replace a complete journal of its own problem, or one that holds no work."""
+    if (old.complete and old.fingerprint == digest) or not old.holds_work:
+        return
+    done = f"{old.parts_done} of {old.parts} subproblems done"
+    if old.fingerprint == digest:
+        raise CpsolveError(f"holds an unfinished run of this puzzle ({done}): add --resume to continue it, or delete "
+                           "the file to start again", where=str(path), field="journal")
+    state = "a complete" if old.complete else "an unfinished"
+    raise CpsolveError(f"holds {state} run of another puzzle or other options (puzzle {old.puzzle}, {done}): resume "
+                       "it with those, choose another --journal, or delete the file", where=str(path), field="journal")
+
+
+def _inspect(path: Path, broken: BrokenProblem | None = None) -> _Contents:
+    """Read and check the journal at `path` without writing anything; `broken`, the problem a resume
+    searches, adds the checks that need it. Raises CpsolveError for what is not a cpsolve journal of this
+    format, DamagedJournal for one that fails a check."""
+    if not _is_journal_file(path):
+        raise CpsolveError("no such journal", where=str(path))
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        raise CpsolveError(f"cannot read the journal: {exc.strerror or exc}", where=str(path)) from None
+    if not head.startswith(MAGIC):
+        raise CpsolveError(f"not a cpsolve journal ({'an empty file' if not head else 'no SQLite header'})",
+                           where=str(path))
+    # A WAL database opened read-only makes its -wal and -shm files if they are not there: when there is
+    # no -wal there is nothing in one to read, and the file is opened as immutable, which makes none.
+    quiet = len(head) > 18 and head[18] == 2 and not os.path.lexists(f"{path}-wal")
+    uri = f"file:{quote(os.path.abspath(path))}?mode=ro{'&immutable=1' if quiet else ''}"
+    try:
+        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
+    except sqlite3.Error as exc:
+        raise CpsolveError(f"cannot read the journal ({exc})", where=str(path)) from None
+    try:
+        db.execute("BEGIN")  # one snapshot, however many commits the run makes meanwhile
+        try:
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise CpsolveError(f"not a cpsolve journal ({exc})", where=str(path)) from None
+        if "format" not in meta or "fingerprint" not in meta:
+            raise CpsolveError("not a cpsolve journal (no format or fingerprint in its meta table)", where=str(path))
+        if meta["format"] != str(FORMAT):
+            raise CpsolveError(f"journal format {meta['format']!r}, this cpsolve reads {FORMAT}: finish that run with "
+                               "the cpsolve that wrote it, or move the file away", where=str(path))
+        try:
+            return _Checker(db, path, broken).run()
+        except sqlite3.DatabaseError as exc:
+            raise DamagedJournal(f"damaged journal ({exc})", where=str(path)) from None
+    finally:
+        db.close()
+
+
+def _row_hash(table: str, row: Sequence[object]) -> int:
+    return int.from_bytes(hashlib.blake2b(repr((table, tuple(row))).encode(), digest_size=16).digest(), "big")
+
+
+def _hex(total: int) -> str:
+    return f"{total % _MOD:032x}"
+
+
+def _rows(db: sqlite3.Connection, table: str, acc: list[int]) -> Iterator[tuple[object, ...]]:
+    """The digested columns of a table's rows, in key order, each row's hash added to acc[0]."""
+    where = f" WHERE key NOT IN {_UNDIGESTED}" if table == "meta" else ""
+    for row in db.execute(f"SELECT {_COLUMNS[table]} FROM {table}{where} ORDER BY 1"):
+        acc[0] += _row_hash(table, row)
+        yield row
+
+
+def _digest(db: sqlite3.Connection) -> str:
+    """The digest of a journal's content as it is now (what meta's `digest` must say)."""
+    acc = [0]
+    for table in _COLUMNS:
+        for _ in _rows(db, table, acc):
+            pass
+    return _hex(acc[0])
+
+
+def _part_row(i: int, prefix: Sequence[int], size: float) -> tuple[int, str, float, int, None, None, None]:
+    """A new part's row, in the types SQLite gives back (the digest hashes what is read)."""
+    return (i, json.dumps([int(r) for r in prefix]), float(size), 0, None, None, None)
+
+
+@dataclass(frozen=True)
+class _Meta:
+    """A journal's meta table, checked."""
+
+    fingerprint: str
+    puzzle: str
+    argv: tuple[str, ...]
+    numberings: int
+    planned: int
+    started: float
+    updated: float
+    complete: bool
+    digest: str
+
+
+T = TypeVar("T")
+
+
+def _is_count(v: object, least: int = 0) -> bool:
+    return type(v) is int and v >= least
+
+
+class _Checker:
+    """One pass over a journal's tables: the type and range of every value, the digest, the cross-checks
+    of counts; the summary and what a resume restores."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path, broken: BrokenProblem | None):
+        self.db, self.path, self.broken = db, path, broken
+        self.problem: ExactCoverProblem | None = None if broken is None else broken.problem
+        self.acc = [0]
+
+    def bad(self, what: str) -> DamagedJournal:
+        return DamagedJournal(f"damaged journal: {what}", where=str(self.path))
+
+    def run(self) -> _Contents:
+        problems = self.db.execute("PRAGMA quick_check(1)").fetchone()
+        if problems != ("ok",):
+            said = " ".join(str(problems[0] if problems else "no answer").split())
+            raise self.bad(f"SQLite finds it corrupt ({said})")
+        meta = {key: value for key, value in _rows(self.db, "meta", self.acc)}
+        every = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+        m = self.meta(meta, every)
+        if self.broken is not None and m.fingerprint != fingerprint(self.broken):
+            # Said before the checks that need the problem: they would all fail on another problem's journal.
+            raise CpsolveError(
+                f"this journal is of a different problem (puzzle {m.puzzle}, another piece set, container or "
+                "symmetry breaking): resume it with the same puzzle and options", where=str(self.path),
+                field="journal")
+        parts = self.parts(m.planned)
+        rotations, orbits = self.rotations()
+        n, mirrors, assemblies = self.classes()
+        all_done = all(p[3] for p in parts)
+        if not n <= len(rotations) <= n + mirrors:
+            raise self.bad(f"{len(rotations)} rotation classes recorded for {n} classes, {mirrors} of them with a "
+                           "distinct mirror image")
+        if m.complete and not all_done:
+            raise self.bad(f"marked complete with {sum(not p[3] for p in parts)} subproblems not done")
+        weighted = sum(p[4] for p in parts if p[3])
+        if all_done and not (len(rotations) == n + mirrors and orbits == assemblies
+                             and weighted == m.numberings * assemblies):
+            raise self.bad(f"every subproblem is done, but their weights add up to {weighted} and the classes' "
+                           f"assemblies to {assemblies} (x{m.numberings}), the rotation classes' orbits to "
+                           f"{orbits}, {len(rotations)} rotation classes for {n} classes and {mirrors} mirror images")
+        if _hex(self.acc[0]) != m.digest:
+            raise self.bad("its content does not match its digest (edited by hand, or damaged)")
+        found = sum(p[5] for p in parts if p[3])
+        summary = Summary(
+            puzzle=m.puzzle, fingerprint=m.fingerprint, argv=m.argv, started=m.started,
+            updated=m.updated, parts=len(parts), parts_done=sum(p[3] for p in parts),
+            size=math.fsum(p[2] for p in parts), size_done=math.fsum((p[6] or p[2]) for p in parts if p[3]),
+            found=found, classes=n, rotation_classes=len(rotations), complete=m.complete)
+        restored = Restored(
+            parts=tuple(p[1] for p in parts), sizes=tuple(p[2] for p in parts),
+            done=frozenset(p[0] for p in parts if p[3]), weighted=weighted, found=found,
+            work_done=math.fsum((p[6] or p[2]) for p in parts if p[3]), rotations=rotations)
+        return _Contents(summary, restored, int(m.digest, 16))
+
+    def meta(self, meta: dict[object, object], every: dict[object, object]) -> _Meta:
+        def value(key: str, parse: Callable[[str], T], source: dict[object, object] = meta) -> T:
+            raw = source.get(key)
+            try:
+                if not isinstance(raw, str):
+                    raise ValueError
+                return parse(raw)
+            except (ValueError, TypeError):
+                shown = "missing" if raw is None else repr(raw)[:40]
+                raise self.bad(f"meta {key} is {shown}") from None
+
+        def digest(s: str) -> str:
+            if not re.fullmatch("[0-9a-f]{32}", s):
+                raise ValueError
+            return s
+
+        def words(s: str) -> tuple[str, ...]:
+            v = json.loads(s)
+            if not (isinstance(v, list) and all(isinstance(w, str) for w in v)):
+                raise ValueError
+            return tuple(v)
+
+        def count(s: str) -> int:
+            v = int(s)
+            if v < 1:
+                raise ValueError
+            return v
+
+        def flag(s: str) -> bool:
+            if s not in ("0", "1"):
+                raise ValueError
+            return s == "1"
+
+        out = _Meta(fingerprint=value("fingerprint", digest), puzzle=value("puzzle", str), argv=value("argv", words),
+                    numberings=value("numberings", count), planned=value("planned", count),
+                    started=value("started", float), updated=value("updated", float, every),
+                    complete=value("complete", flag), digest=value("digest", digest, every))
+        if self.problem is not None and out.numberings != 1 + len(self.problem.label_symmetries):
+            raise self.bad(f"meta numberings is {out.numberings}, the puzzle has "
+                           f"{1 + len(self.problem.label_symmetries)}")
+        return out
+
+    def parts(self, planned: int) -> list[tuple[int, tuple[int, ...], float, int, int, int, int]]:
+        out: list[tuple[int, tuple[int, ...], float, int, int, int, int]] = []
+        n_rows = None if self.problem is None else len(self.problem.rows)
+        for i, (part, prefix, size, done, weighted, found, nodes) in enumerate(_rows(self.db, "parts", self.acc)):
+            if part != i:
+                raise self.bad(f"subproblem {i} is missing")
+            try:
+                rows = json.loads(prefix) if isinstance(prefix, str) else None
+            except ValueError:
+                rows = None
+            if not (isinstance(rows, list) and all(_is_count(r) and (n_rows is None or r < n_rows) for r in rows)):
+                raise self.bad(f"subproblem {i}'s prefix is {str(prefix)[:40]!r}")
+            if not (isinstance(size, (int, float)) and math.isfinite(size) and size >= 0):
+                raise self.bad(f"subproblem {i}'s size is {size!r}")
+            counts = (weighted, found, nodes)
+            if type(done) is not int or done not in (0, 1) \
+                    or not (all(_is_count(v) for v in counts) if done else counts == (None, None, None)):
+                raise self.bad(f"subproblem {i}: done {done!r} with weighted, found, nodes {counts!r}")
+            out.append((i, tuple(rows), float(size), done, weighted or 0, found or 0, nodes or 0))  # type: ignore
+        if not 0 < planned <= len(out):
+            raise self.bad(f"{len(out)} subproblems, {planned} planned")
+        prefixes = {p[1] for p in out}
+        if len(prefixes) != len(out):
+            raise self.bad("two subproblems have the same prefix")
+        finished = {p[1] for p in out if p[3]}
+        for p in out[planned:]:  # given back by a part that ran over: below a finished part's prefix
+            if not any(p[1][:k] in finished for k in range(len(p[1]))):
+                raise self.bad(f"subproblem {p[0]} was given back by no finished subproblem")
+        if self.broken is not None:
+            from .enumeration import tiles
+
+            if not tiles(self.broken, [p[1] for p in out[:planned]]):
+                raise self.bad("its planned subproblems do not partition the search")
+        return out
+
+    def rotations(self) -> tuple[dict[bytes, int], int]:
+        out: dict[bytes, int] = {}
+        for key, orbit in _rows(self.db, "rotations", self.acc):
+            if not (isinstance(key, bytes) and key and _is_count(orbit, 1)):
+                raise self.bad(f"a rotation class with key {str(key)[:20]!r} and orbit {orbit!r}")
+            out[key] = orbit  # type: ignore[assignment]
+        return out, sum(out.values())
+
+    def classes(self) -> tuple[int, int, int]:
+        n = mirrors = assemblies = 0
+        p = self.problem
+        for idx, key, asm, mirror, placements in _rows(self.db, "classes", self.acc):
+            if idx != n:
+                raise self.bad(f"class {n} is missing")
+            try:
+                pieces = json.loads(placements) if isinstance(placements, str) else None
+            except ValueError:
+                pieces = None
+            shaped = isinstance(pieces, list) and all(
+                isinstance(x, list) and len(x) == 2 and _is_count(x[0]) and isinstance(x[1], list)
+                and all(_is_count(c) for c in x[1]) for x in pieces)
+            if shaped and p is not None:  # shaped: a list of [piece, [cells]]
+                shaped = all(x[0] < p.n_pieces and all(c < len(p.cells) for c in x[1]) for x in pieces)  # type: ignore
+            if not (shaped and isinstance(key, bytes) and key and isinstance(asm, int) and asm >= 1
+                    and isinstance(mirror, int) and mirror in (0, 1) and (not mirror or asm % 2 == 0)):
+                raise self.bad(f"class {n} (assemblies {asm!r}, mirror_distinct {mirror!r}, placements "
+                               f"{str(placements)[:30]!r})")
+            n += 1
+            mirrors += mirror
+            assemblies += asm
+        return n, mirrors, assemblies
+
+
+# -- writing files ----------------------------------------------------------------------------------
+
+
+def _cannot_write(path: Path, exc: OSError | sqlite3.Error) -> CpsolveError:
+    reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
+    return CpsolveError(f"cannot write the journal: {reason}", where=str(path), exit_code=1)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None, timeout=30)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    return db
+
+
+def _build(path: Path, meta: dict[str, str], parts: list[tuple[int, str, float, int, None, None, None]]
+           ) -> tuple[Path, int]:
+    """A new journal under a temporary name beside `path`, with its first transaction, closed (so checkpointed:
+    a single file); its name and digest. A failure (a full disk, a read-only folder) leaves nothing."""
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.new")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            break
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise _cannot_write(path, exc) from None
+    else:
+        raise CpsolveError("cannot find a free temporary name beside it", where=str(path), exit_code=1)
+    acc = [sum(_row_hash("meta", kv) for kv in meta.items()) + sum(_row_hash("parts", r) for r in parts)]
+    try:
+        db = _connect(tmp)
+        try:
+            db.executescript(_SCHEMA)
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                now = repr(time.time())
+                db.executemany("INSERT INTO meta VALUES (?, ?)",
+                               [*meta.items(), ("updated", now), ("digest", _hex(acc[0]))])
+                db.executemany("INSERT INTO parts (part, prefix, size) VALUES (?, ?, ?)", [r[:3] for r in parts])
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        _discard(tmp)
+        raise _cannot_write(path, exc) from None
+    except BaseException:
+        _discard(tmp)
+        raise
+    return tmp, acc[0]
+
+
+def _discard(tmp: Path) -> None:
+    """Remove a temporary journal of this run, with whatever side files SQLite made for it."""
+    for p in (Path(f"{tmp}-wal"), Path(f"{tmp}-shm"), Path(f"{tmp}-journal"), tmp):
+        with contextlib.suppress(OSError):
+            os.unlink(p)
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename a damaged journal (its -wal and -shm first: SQLite must not find them beside a new one) to
+    PATH.damaged, or PATH.damaged-2, ... the first name free with its side files."""
+    n = 1
+    while True:
+        aside = Path(f"{path}.damaged{'' if n == 1 else f'-{n}'}")
+        if not any(os.path.lexists(f"{aside}{s}") for s in ("", "-wal", "-shm")):
+            break
+        n += 1
+    for side in ("-wal", "-shm"):
+        if os.path.lexists(f"{path}{side}"):
+            os.rename(f"{path}{side}", f"{aside}{side}")
+    os.rename(path, aside)
+    return aside
+
+
+def _sync_folder(path: Path) -> None:
+    """Make the rename that put a journal in place durable (a power loss after it keeps the journal)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path.parent or ".", os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

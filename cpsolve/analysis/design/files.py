@@ -14,15 +14,11 @@ original starts at the origin, as boxes do).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from ...puzzle.geometry import Cell
 from ...puzzle.model import Puzzle
-
-
-def _js(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
+from ...puzzle.writer import Line, LineMap, drawing, puzzle_text
 
 
 def origin_of(frame: Sequence[Cell]) -> Cell:
@@ -51,43 +47,45 @@ def puzzle_yaml(puzzle: Puzzle, frame: Sequence[Cell], source: str, total: int |
 
     layers = [["".join(mark((x, y, z)) for x in range(lo[0], hi[0] + 1)) for y in range(lo[1], hi[1] + 1)]
               for z in range(lo[2], hi[2] + 1)]
-    lines = [f"name: {_js(puzzle.name)}"]
+    data: dict[str, object] = {"name": puzzle.name}
     if puzzle.description:
-        lines.append(f"description: {_js(puzzle.description)}")
-    lines += [f"source: {_js(source)}", "container:", "  layers:"]
-    lines += [f"    - {_js(layer)}" for layer in layers]
+        data["description"] = puzzle.description
+    data["source"] = source
+    container: dict[str, object] = {"layers": drawing(layers)}
     if puzzle.container_colors:
         by_colour: dict[str, list[list[int]]] = {}
         for c, k in puzzle.container_colors:
             by_colour.setdefault(k, []).append(shifted(c, lo))
-        lines.append(f"  cell_colors: {_js(by_colour)}")
-    lines.append("pieces:")
+        container["cell_colors"] = LineMap(by_colour)
+    data["container"] = container
+    pieces: dict[str, LineMap] = {}
     for p in puzzle.pieces:
-        spec = [f"cells: {_js([list(c) for c in p.shape])}"]
+        spec = LineMap(cells=[list(c) for c in p.shape])
         if p.has_range:
-            spec.append(f"count: {{min: {p.low}, max: {p.count}}}")
+            spec["count"] = {"min": p.low, "max": p.count}
         elif p.count != 1:
-            spec.append(f"count: {p.count}")
+            spec["count"] = p.count
         if p.color:
-            spec.append(f"color: {_js(p.color)}")
+            spec["color"] = p.color
         if p.colors:
             paint: dict[str, list[list[int]]] = {}
             for c, k in p.colors:
                 paint.setdefault(k, []).append(list(c))
-            spec.append(f"cell_colors: {_js(paint)}")
-        lines.append(f"  {_js(p.name)}: {{{', '.join(spec)}}}")
+            spec["cell_colors"] = paint
+        pieces[p.name] = spec
+    data["pieces"] = pieces
     if puzzle.color_rules:
         rules: dict[str, list[str]] = {}
         for a, b in sorted(puzzle.color_rules):
             rules.setdefault(a, []).append(b)
-        lines.append(f"color_rules: {_js(rules)}")
+        data["color_rules"] = LineMap(rules)
     if puzzle.groups:
-        lines.append(f"groups: {_js([sorted(g) for g in puzzle.groups])}")
+        data["groups"] = Line(sorted(g) for g in puzzle.groups)
     if puzzle.key_piece is not None:
-        lines.append(f"key_piece: {_js(puzzle.key_piece)}")
+        data["key_piece"] = puzzle.key_piece
     if total:
-        lines += ["reference:", f"  total: {total}", f"  source: {_js(source)}"]
-    return "\n".join(lines) + "\n"
+        data["reference"] = {"total": total, "source": source}
+    return puzzle_text(data)
 
 
 def total_of_text(text: str, where: str, backend: str = "auto") -> int:

@@ -10,7 +10,6 @@ fits nowhere in the box (the "obvious impossibility" check; the volume is matche
 from __future__ import annotations
 
 import itertools
-import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ from dataclasses import dataclass
 from ...errors import CpsolveError
 from ...puzzle.geometry import FACE_STEPS, Shape, bounding_size, box_cells, normalize, orientations, rotation_key
 from ...puzzle.model import Piece, Puzzle
+from ...puzzle.writer import Line, LineMap
+from ...puzzle.writer import puzzle_text as write_puzzle
 
 
 def polycubes(size: int) -> tuple[Shape, ...]:
@@ -189,19 +190,15 @@ def _judge_args(args: tuple[tuple[int, int, int], tuple[tuple[str, int], ...], d
 
 def puzzle_text(verdict: Verdict, pool: dict[str, Shape], name: str, source: str) -> str:
     """A packing puzzle file for a unique design, with its counts as the reference."""
-    lines = [f"name: {name}",
-             f"description: {json.dumps(_describe(verdict))}",
-             f"source: {json.dumps(source)}",
-             f"container: {{box: {json.dumps(list(verdict.box))}}}",
-             "pieces:"]
+    pieces: dict[str, LineMap] = {}
     for piece, k in verdict.pieces:
-        cells = json.dumps([list(c) for c in pool[piece]])
-        lines.append(f"  \"{piece}\": {{cells: {cells}" + (f", count: {k}" if k > 1 else "") + "}")
+        pieces[piece] = LineMap(cells=[list(c) for c in pool[piece]], **({"count": k} if k > 1 else {}))
+    data: dict[str, object] = {"name": name, "description": _describe(verdict), "source": source,
+                               "container": {"box": Line(verdict.box)}, "pieces": pieces}
     if verdict.counts is not None:
         total, rot, sym = verdict.counts
-        lines += ["reference:", f"  total: {total}", f"  unique_rotation: {rot}", f"  unique_symmetry: {sym}",
-                  f"  source: {json.dumps(source)}"]
-    return "\n".join(lines) + "\n"
+        data["reference"] = {"total": total, "unique_rotation": rot, "unique_symmetry": sym, "source": source}
+    return write_puzzle(data)
 
 
 def _describe(verdict: Verdict) -> str:

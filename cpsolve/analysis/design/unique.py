@@ -32,6 +32,7 @@ from ...errors import CpsolveError
 from ...problem.symmetry import rotations_of, row_orbits
 from ...puzzle.geometry import Cell
 from ...puzzle.model import Puzzle
+from ...puzzle.names import safe_stem, unique_stems
 from .files import origin_of, puzzle_yaml, shifted, total_of_text
 
 
@@ -185,7 +186,7 @@ class Change:
     detail: dict[str, object]
     """The change as JSON-ready data (the CLI's --json)."""
     name: str
-    """The changed puzzle's name (`name:` of the file; the file is NAME.yaml)."""
+    """The changed puzzle's name (`name:` of the file; its file name is `ChangeReport.file_names`)."""
     file_text: str
     """The changed puzzle as a cpsolve puzzle file, with the proved total as its reference."""
     orbit: int
@@ -208,6 +209,12 @@ class ChangeReport:
     """One per rotation orbit, at most `limit`."""
     note: str = ""
     """Why this kind of change cannot apply to the puzzle (holes in a puzzle without spare volume)."""
+
+    def file_names(self) -> list[str]:
+        """A file name per change, `NAME.yaml`: the changed puzzle's name comes from the puzzle file
+        (`name: ../../x` once wrote outside the folder asked for), so it is made a safe file name, and
+        the names are made distinct (a long name cut short once gave every change the same file)."""
+        return [f"{stem}.yaml" for stem in unique_stems(safe_stem(c.name) for c in self.changes)]
 
     def headline(self, seconds: float) -> str:
         """One line for the command line: what was counted and what suffices."""
