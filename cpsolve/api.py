@@ -241,6 +241,9 @@ class Result:
     solutions_found: int
     """Solutions the backend reported (one per kept key placement with symmetry breaking)."""
     _json: dict[str, object] = field(repr=False, compare=False)
+    backend_reason: str | None = None
+    """Why the default backend ("auto") took `backend` rather than dlx, the fastest (a chain puzzle:
+    sat); None when it is dlx or was asked for by name."""
 
     @property
     def complete(self) -> bool:
@@ -257,7 +260,7 @@ class Result:
 
 def _result(raw: EnumerationResult) -> Result:
     return Result(raw.puzzle, raw.backend, raw.status.value, Counts(**raw.counts()), raw.seconds,
-                  raw.first_solution_seconds, raw.key, raw.tally.found, raw.as_json())
+                  raw.first_solution_seconds, raw.key, raw.tally.found, raw.as_json(), raw.backend_reason)
 
 
 def _relabel(result: Result, status: str) -> Result:
@@ -553,7 +556,7 @@ class Enumeration(Iterator[Solution]):
         from .search.result import EnumerationResult
 
         raw = EnumerationResult(self._prepared.name, self._engine.label, self._prepared.broken.key.describe(),
-                                status=Status(status))
+                                status=Status(status), backend_reason=self._engine.reason)
         return _result(raw)
 
     def _repr_html_(self) -> str:
@@ -936,7 +939,7 @@ class Explanation:
 
         finding = self._finding
         container = self._puzzle.container if self._puzzle is not None else ()
-        if not container or len(container) > 512:
+        if not container or len(container) > 512:  # a drawing of more cells than that helps no one read it
             return None
         if isinstance(finding, CoreArgument) and (finding.fill or len(finding.apart) < len(container)):
             marked = {**{c: "o" for c in finding.apart}, **{c: "X" for c in finding.fill}}

@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from ..errors import CpsolveError
 from .common import ModelArg, app
 
 
@@ -31,12 +30,9 @@ def estimate(
     from ..output.text import printable
     from ..puzzle.catalog import load
     from ..search.enumeration import prepare, subproblems
-    from ..search.estimate import estimate_run, modelled
+    from ..search.estimate import estimate_run
 
     prepared = prepare(load(model), symmetry_breaking)
-    if not modelled(prepared.problem):
-        raise CpsolveError("the estimate does not model optional cells or piece ranges yet", where=prepared.name,
-                           exit_code=1)
     run = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
     tree = run.tree
     typer.echo(f"{printable(prepared.name)}: about {tree.nodes:,.0f} search nodes (± {tree.stderr:,.0f}, one standard "

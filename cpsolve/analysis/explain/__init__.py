@@ -260,7 +260,7 @@ def explain_puzzle(puzzle: Puzzle, *, backend: str = "sat", timeout: float | Non
 
 def minimal_core(prepared: Prepared, backend: str = "sat", deadline: float | None = None) -> CoreArgument | None:
     """A minimal core of a puzzle without assemblies, found on a symmetry-broken problem
-    (`core.Symmetric`) by `backend` and checked on the whole problem by dlx (or, past dlx's 512 cells,
+    (`core.Symmetric`) by `backend` and checked on the whole problem by dlx (or, where dlx is not built,
     by the other core backend); None when the deadline (a `time.perf_counter()` value) comes first.
 
     The key piece is the one that keeps the smallest share of its placements (then the fewest), not
@@ -290,10 +290,10 @@ def minimal_core(prepared: Prepared, backend: str = "sat", deadline: float | Non
 
 
 def checker_for(problem: ExactCoverProblem, found_by: str) -> str:
-    """The backend that re-checks a core: dlx where it can (up to 512 cells), else the other core backend."""
+    """The backend that re-checks a core: dlx where it is built, else the other core backend."""
     from ...search.backends.dlx import DlxBackend
 
-    if DlxBackend.supported() and problem.n_cells <= DlxBackend.max_cells:
+    if DlxBackend.supported() and DlxBackend().unsupported_reason(problem) is None:
         return "dlx"
     return "cpsat" if found_by == "sat" else "sat"
 
