@@ -158,6 +158,9 @@ class Stuck:
     """How many distinct states (positions relative to the first piece) were reached."""
     locked: tuple[tuple[str, ...], ...]
     """Sets of pieces whose relative positions are the same in every reached state: they lock each other."""
+    start: tuple[Cell, ...] = ()
+    """Each piece's offset from its assembled position when the stuck search began (as `pieces`): all
+    zero when the whole assembly is stuck, else where an earlier separation left this part."""
 
 
 @dataclass(frozen=True)
@@ -474,11 +477,16 @@ class _Search:
         if known is not None:
             got, at = known
             delta = (start[0][0] - at[0], start[0][1] - at[1], start[0][2] - at[2])
-            return got if isinstance(got, Stuck) or delta == (0, 0, 0) else _shifted(got, delta)
+            if delta == (0, 0, 0):
+                return got
+            if isinstance(got, Stuck):  # the same part met again, shifted as a whole: so is where it began
+                moved = tuple((x + delta[0], y + delta[1], z + delta[2]) for x, y, z in got.start)
+                return replace(got, start=moved)
+            return _shifted(got, delta)
         found = self.separate(part, start, self.best)
         result: Separation | Stuck
         if isinstance(found, Stuck):
-            result = found
+            result = replace(found, start=tuple(start))
         else:
             best: Separation | None = None
             best_rank: tuple[object, ...] = ()
@@ -730,6 +738,43 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     if isinstance(got, Stuck):
         return Disassembly(None, got, search.visited)
     return Disassembly(got, None, search.visited)
+
+
+def explore(pieces: Mapping[str, Iterable[Cell]], start: Mapping[str, Cell] | None = None,
+            max_states: int | None = None) -> tuple[tuple[tuple[Cell, ...], int], ...]:
+    """Every state reachable from `start` (offsets from the assembled cells; all zero by default) by the
+    moves of the search above, breadth first: (each piece's offset, in the mapping's order; moves
+    from the start). For a part that does not come apart: what "stuck" means, state by state.
+
+    A state from which a part could slide out for good is listed too, but not left: a stuck part
+    has none. Runs the Python twin (the C search keeps no states); past `max_states` states,
+    TooManyStates."""
+    names = list(pieces)
+    search = _Search([tuple(pieces[nm]) for nm in names], names, native=False)
+    part = list(range(len(names)))
+    first = tuple((start or {}).get(nm, (0, 0, 0)) for nm in names)
+    seen = {_key(first)}
+    out: list[tuple[tuple[Cell, ...], int]] = [(first, 0)]
+    frontier = [first]
+    depth = 0
+    while frontier:
+        depth += 1
+        nxt: list[tuple[Cell, ...]] = []
+        for pos in frontier:
+            F = search.free_matrix(part, pos)
+            for d, Fd in enumerate(F):
+                ux, uy, uz = DIRECTIONS[d]
+                for m, amount in search.analyse(tuple(Fd), len(names)).moves:
+                    new = tuple((c[0] + ux * amount, c[1] + uy * amount, c[2] + uz * amount) if m >> i & 1 else c
+                                for i, c in enumerate(pos))
+                    if (k := _key(new)) not in seen:
+                        seen.add(k)
+                        out.append((new, depth))
+                        nxt.append(new)
+                        if max_states is not None and len(out) > max_states:
+                            raise TooManyStates(len(out))
+        frontier = nxt
+    return tuple(out)
 
 
 # ----------------------------------------------------------------------------- for the command line

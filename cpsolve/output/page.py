@@ -31,12 +31,14 @@ def page_data(
     puzzle: Puzzle | None = None,
     title: str = "",
     steps: Mapping[int, Sequence[Step | Mapping[str, Any]]] | None = None,
+    recolor: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """What the page shows, as JSON-ready data.
 
     `steps` maps a solution's index to a disassembly (moves of groups of pieces, first move first),
     for example one found by the disassembly analysis; the page plays it backwards. Solutions
-    without one get the assembly order of `scene.removal_order`.
+    without one get the assembly order of `scene.removal_order`. `recolor` (label -> colour)
+    overrides the pieces' colours: `cpsolve explain` marks a stuck assembly's blockers that way.
     """
     first = records[0]["pieces"]
     labels = list(first)
@@ -46,7 +48,7 @@ def page_data(
     if chain:
         pieces = [{"label": k, "color": CHAIN_COLORS[int(k) % 2]} for k in labels]
     else:
-        pieces = [{"label": p.label, "color": p.color} for p in parts]
+        pieces = [{"label": p.label, "color": (recolor or {}).get(p.label, p.color)} for p in parts]
     if len(labels) > len(ALPHABET):
         raise CpsolveError(f"{len(labels)} pieces: the page holds at most {len(ALPHABET)}", where=title or None)
     cells = sorted(tuple(c) for cs in first.values() for c in cs)
@@ -140,9 +142,10 @@ def page_html(
     puzzle: Puzzle | None = None,
     title: str = "",
     steps: Mapping[int, Sequence[Step | Mapping[str, Any]]] | None = None,
+    recolor: Mapping[str, str] | None = None,
 ) -> str:
     """The whole page: markup, style, the data and the renderer, in one string."""
-    data = script_json(page_data(records, puzzle, title, steps))
+    data = script_json(page_data(records, puzzle, title, steps, recolor))
     n = len(records)
     what = f"{n} solutions" if n > 1 else "a solution"
     return f"""<!DOCTYPE html>

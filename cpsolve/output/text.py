@@ -56,16 +56,19 @@ def assign_symbols(labels: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".") -> str:
+def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".", symbols: Mapping[str, str] | None = None) -> str:
     """The z-layers of a labelled filling, side by side, then a legend `symbol = piece`.
 
     A chain's labels are its cube numbers; they are drawn as numbers so the path can be followed.
     The picture is as large as the cells' bounding box, so that is checked first (`--max-drawing`):
-    two cells far apart in a hand-edited solutions file would otherwise ask for gigabytes.
+    two cells far apart in a hand-edited solutions file would otherwise ask for gigabytes. `symbols`
+    gives each label its character (one each; no legend): `explain` draws kinds of cells that way.
     """
     check_drawing([c for cells in placements.values() for c in cells])
-    numbered = all(label.isascii() and label.isdigit() for label in placements)
-    symbols = {k: k for k in placements} if numbered else assign_symbols(list(placements))
+    given = symbols is not None
+    numbered = not given and all(label.isascii() and label.isdigit() for label in placements)
+    if symbols is None:
+        symbols = {k: k for k in placements} if numbered else assign_symbols(list(placements))
     width = max(len(s) for s in symbols.values()) + (1 if numbered else 0)
     grid: dict[Cell, str] = {}
     for label, cells in placements.items():
@@ -79,7 +82,7 @@ def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".") -> str:
     for y in range(lo[1], hi[1] + 1):
         rows = ("".join(grid.get((x, y, z), holes.rjust(width)) for x in range(lo[0], hi[0] + 1)) for z in layers)
         lines.append("  ".join(rows))
-    legend = [] if numbered else _legend(symbols)
+    legend = [] if numbered or given else _legend(dict(symbols))
     return "\n".join(lines + ([""] + legend if legend else []))
 
 

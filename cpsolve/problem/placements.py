@@ -164,16 +164,21 @@ class ExactCoverProblem:
                 grid[c] = k
         return tuple(grid)
 
-    def check_solution(self, rows: Sequence[int]) -> str | None:
-        """Why `rows` is not a solution of this problem, or None if it is one."""
-        if any(not 0 <= r < len(self.rows) for r in rows):
-            return "a row index is out of range"
+    def usage(self, rows: Sequence[int]) -> tuple[list[int], list[int]]:
+        """How often the rows cover each cell, and use each piece."""
         covered = [0] * self.n_cells
         used = [0] * self.n_pieces
         for r in rows:
             used[self.rows[r].piece] += 1
             for c in self.rows[r].cells:
                 covered[c] += 1
+        return covered, used
+
+    def check_solution(self, rows: Sequence[int]) -> str | None:
+        """Why `rows` is not a solution of this problem, or None if it is one."""
+        if any(not 0 <= r < len(self.rows) for r in rows):
+            return "a row index is out of range"
+        covered, used = self.usage(rows)
         optional = self.optional_set
         wrong = (i for i, n in enumerate(covered) if n > 1 or (n == 0 and i not in optional))
         if (bad := next(wrong, None)) is not None:

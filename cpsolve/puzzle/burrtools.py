@@ -464,14 +464,15 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
     return data
 
 
-def read_xmpuzzle(path: str | Path, problem: int = 0) -> Puzzle:
-    """Problem number `problem` (0-based) of a BurrTools `.xmpuzzle` file as a cpsolve puzzle."""
+def read_xmpuzzle(path: str | Path, problem: int = 0, *, strict: bool = True) -> Puzzle:
+    """Problem number `problem` (0-based) of a BurrTools `.xmpuzzle` file as a cpsolve puzzle (`strict`:
+    as `to_puzzle`)."""
     bf = parse_xmpuzzle(path)
     data = puzzle_data(bf, problem)
     try:
         spec = PuzzleFile.model_validate(data)
         check_names(spec)  # the loader's rules: what `cpsolve import` writes must load again
-        return to_puzzle(spec, origin=bf.where)
+        return to_puzzle(spec, origin=bf.where, strict=strict)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         raise CpsolveError(err["msg"].removeprefix("Value error, "), where=bf.where,

@@ -65,16 +65,16 @@ def is_burrtools(path: Path) -> bool:
 
 
 @cache
-def load(model: str) -> Puzzle:
+def load(model: str, strict: bool = True) -> Puzzle:
     """Read and validate a puzzle (a built-in name, a YAML file, or a BurrTools `.xmpuzzle` file, whose
-    first problem is taken); errors name the file."""
+    first problem is taken); errors name the file. `strict`: as `model.to_puzzle`."""
     source = resolve(model)
     if isinstance(source, Path) and is_burrtools(source):
-        return read_xmpuzzle(source)
+        return read_xmpuzzle(source, strict=strict)
     where = str(source) if isinstance(source, Path) else model
     text = read_puzzle_text(source) if isinstance(source, Path) else source.read_text(encoding="utf-8")
     spec = parse_puzzle_text(text, where)
     try:
-        return to_puzzle(spec, origin=where)
+        return to_puzzle(spec, origin=where, strict=strict)
     except CpsolveError as exc:
         raise exc.located(where) from None

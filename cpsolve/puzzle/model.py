@@ -132,10 +132,12 @@ def _mirror_colors(piece: Piece) -> tuple[tuple[Cell, str], ...]:
     return tuple((tuple(moved[c][i] - lo[i] for i in range(3)), k) for c, k in piece.colors)  # type: ignore[misc]
 
 
-def to_puzzle(spec: PuzzleFile, origin: str | None = None) -> Puzzle:
+def to_puzzle(spec: PuzzleFile, origin: str | None = None, *, strict: bool = True) -> Puzzle:
     """Resolve a validated file into geometry, checking what needs the whole file at once.
 
-    Errors name the field; the caller locates them in the file (`CpsolveError.located`).
+    Errors name the field; the caller locates them in the file (`CpsolveError.located`). With
+    `strict` False the pieces' volume is not checked against the container's: `cpsolve explain`
+    reads such a file to say why it has no assembly.
     """
     container = spec.container.cells()
 
@@ -155,7 +157,8 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None) -> Puzzle:
     assert spec.pieces is not None
     pieces = tuple(_piece(n, p, len(container)) for n, p in spec.pieces.items())
     optional = spec.container.optional_cells()
-    check_volume(pieces, len(container) - len(optional), len(optional))
+    if strict:
+        check_volume(pieces, len(container) - len(optional), len(optional))
     container_colors = tuple(sorted(
         (tuple(c), name) for name, cells in (spec.container.cell_colors or {}).items() for c in cells
     ))
