@@ -152,6 +152,7 @@ def piece_colors(
     labels: Iterable[str],
     colors: Mapping[str, str | None] | None = None,
     touching: Iterable[tuple[str, str]] = (),
+    near: Iterable[tuple[str, str]] = (),
 ) -> dict[str, str]:
     """A colour per label: the piece's own `color:`, else a palette colour.
 
@@ -160,8 +161,9 @@ def piece_colors(
     keeps its colour from one solution to the next. With more labels than colours, colours must
     repeat; then they are chosen by a greedy colouring of the contact graph (`touching`: pairs of
     labels whose pieces share a face), so that pieces that touch differ: each label, in order,
-    takes the least used colour that none of its neighbours has (palette order breaks ties), or
-    when every colour is taken by a neighbour, the one fewest neighbours have.
+    takes a colour none of its neighbours has, if it can one that no piece `near` it has either
+    (pairs that meet along an edge: side by side in a picture too), then the least used (palette
+    order breaks ties); when every colour is taken by a neighbour, the one fewest neighbours have.
     Copies of a coloured piece keep its hue with slightly different lightness (the puzzle's own
     colours matter more), and their outlines separate them anyway. Colours are made #rrggbb here
     as the loader makes them, for a puzzle built in code.
@@ -174,15 +176,13 @@ def piece_colors(
     if _all_distinct(labels, own_colors):
         out.update(zip(plain, free, strict=False))
     else:
-        neighbours: dict[str, set[str]] = {label: set() for label in labels}
-        for a, b in touching:
-            if a in neighbours and b in neighbours:
-                neighbours[a].add(b)
-                neighbours[b].add(a)
+        neighbours = _graph(labels, touching)
+        close = _graph(labels, near)
         used = dict.fromkeys(free, 0)
         for label in plain:
-            near = [out[n] for n in neighbours[label] if n in out]
-            choice = min(free, key=lambda c: (c in near, near.count(c), used[c], free.index(c)))
+            beside = [out[n] for n in neighbours[label] if n in out]
+            by_edge = {out[n] for n in close[label] if n in out}
+            choice = min(free, key=lambda c: (c in beside, beside.count(c), c in by_edge, used[c], free.index(c)))
             out[label] = choice
             used[choice] += 1
     copies: dict[str, int] = {}
@@ -196,6 +196,15 @@ def piece_colors(
     return {label: out[label] for label in labels}
 
 
+def _graph(labels: Iterable[str], pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {label: set() for label in labels}
+    for a, b in pairs:
+        if a in out and b in out:
+            out[a].add(b)
+            out[b].add(a)
+    return out
+
+
 def _free_palette(own: Mapping[str, str]) -> list[str]:
     """The palette less the puzzle's own colours (all of it if they take every colour)."""
     taken = set(own.values())
@@ -207,19 +216,31 @@ def _all_distinct(labels: Iterable[str], own: Mapping[str, str]) -> bool:
     return sum(1 for label in labels if base_name(label) not in own) <= len(_free_palette(own))
 
 
-def contacts(pieces: Mapping[str, Iterable[Sequence[int]]]) -> set[tuple[str, str]]:
-    """Pairs of labels whose pieces share a face: the contact graph that colours are chosen on."""
+def contacts(pieces: Mapping[str, Iterable[Sequence[int]]], steps: Sequence[Cell] = FACE_STEPS[0::2]
+             ) -> set[tuple[str, str]]:
+    """Pairs of labels whose pieces share a face: the contact graph that colours are chosen on
+    (with `steps` EDGE_STEPS, those that meet along an edge)."""
     owner: dict[Cell, str] = {}
     for label, cells in pieces.items():
         for c in cells:
             owner[(int(c[0]), int(c[1]), int(c[2]))] = label
     out: set[tuple[str, str]] = set()
     for cell, label in owner.items():
-        for step in FACE_STEPS[0::2]:  # +x, +y, +z: each touching pair of cells is met once
+        for step in steps:  # one of each opposite pair: each pair of cells is met once
             other = owner.get(_add(cell, step))
             if other is not None and other != label:
                 out.add((label, other) if label < other else (other, label))
     return out
+
+
+EDGE_STEPS: tuple[Cell, ...] = ((1, 1, 0), (1, -1, 0), (1, 0, 1), (1, 0, -1), (0, 1, 1), (0, 1, -1))
+"""From a cell to the cells that meet it along an edge, one of each opposite pair."""
+
+
+def _colored(pieces: Mapping[str, Iterable[Sequence[int]]], colors: Mapping[str, str | None] | None
+             ) -> dict[str, str]:
+    """`piece_colors` on this solution's contact graph."""
+    return piece_colors(pieces, colors, contacts(pieces), contacts(pieces, EDGE_STEPS))
 
 
 def ordered_labels(solutions: Sequence[Mapping[str, object]], names: Sequence[str] = ()) -> list[str]:
@@ -250,7 +271,7 @@ def solution_colors(
     if _all_distinct(every, {name: _own_color(name, c) for name, c in (colors or {}).items() if c}):
         shared = piece_colors(every, colors)
         return [{label: shared[label] for label in s} for s in solutions]
-    return [piece_colors(s, colors, contacts(s)) for s in solutions]
+    return [_colored(s, colors) for s in solutions]
 
 
 def _own_color(name: str, color: str) -> str:
@@ -274,7 +295,7 @@ def parts_of(
     constraint colours on the pieces' cells (`constraint_marks`).
     """
     if palette is None:
-        palette = piece_colors(pieces, colors, contacts(pieces))
+        palette = _colored(pieces, colors)
     return tuple(
         Part(label, base_name(label), palette[label], tuple(sorted(tuple(int(v) for v in c) for c in cells)),  # type: ignore[misc]
              tuple((c, k, drawn) for c, (k, drawn) in sorted((marks or {}).get(label, {}).items())))
