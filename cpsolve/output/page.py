@@ -205,7 +205,9 @@ def page_html(
     steps: Mapping[int, Sequence[Step | Mapping[str, Any]]] | None = None,
 ) -> str:
     """The whole page: markup, style, the data and the renderer, in one string."""
-    data = script_json(page_data(records, puzzle, title, steps))
+    shown = page_data(records, puzzle, title, steps)
+    chain = shown["chain"]
+    data = script_json(shown)
     n = len(records)
     what = f"{n} solutions" if n > 1 else "a solution"
     return f"""<!DOCTYPE html>
@@ -227,7 +229,7 @@ def page_html(
 <button id="next" type="button">next &rarr;</button>
 <label>go to <input id="jump" type="number" min="0" max="{max(0, n - 1)}" value="0"></label></span>
 </div>
-<div class="hint">Drag to turn, wheel to zoom; click a piece in the legend to hide or show it.
+<div class="hint">Drag to turn, wheel to zoom{"" if chain else "; click a piece in the legend to hide or show it"}.
 The address follows what you see: copy it to show someone the same view.</div>
 <output id="status" hidden></output>
 </div>

@@ -732,10 +732,12 @@ def assembly_steps(
         order = removal_order(pieces)
     if order is None:
         return None
-    left = {k: [tuple(c) for c in cs] for k, cs in pieces.items()}
+    # a piece's bounding box (two corners) says as much as its cells about how far it must go
+    left = {k: [(min(xs), min(ys), min(zs)), (max(xs), max(ys), max(zs))]
+            for k, (xs, ys, zs) in ((k, tuple(zip(*cs, strict=True))) for k, cs in pieces.items())}
     out = []
     for k, d in order:
         moving = left.pop(k)
-        far = clearance(moving, [c for cs in left.values() for c in cs], d)
+        far = clearance(moving, [c for box in left.values() for c in box], d)
         out.append(Step((k,), (d[0] * far, d[1] * far, d[2] * far), out=True))
     return out
