@@ -475,3 +475,28 @@ def test_a_page_shows_constraint_colours(chromium: str, tmp_path: Path) -> None:
     img = _screenshot(chromium, page, tmp_path, "#solution=1")
     side = np.array(hex_rgb(shade("#ffffff", SHADE[0])))  # a white square on a side (a lit top is the page's white)
     assert _has(img, "#000000") and (np.abs(img.reshape(-1, 3) - side).max(axis=1) <= 6).sum() > 50
+
+
+def test_a_page_holds_more_pieces_than_its_alphabet(chromium: str, tmp_path: Path) -> None:
+    """100 unit cubes in a 5x5x4 box: past 88 labels a piece takes two characters (the page refused
+    more than 88 pieces)."""
+    box = [(x, y, z) for z in range(4) for y in range(5) for x in range(5)]
+    first = {f"U#{i + 1}": [c] for i, c in enumerate(box)}
+    second = {f"U#{i + 1}": [c] for i, c in enumerate(reversed(box))}
+    data = page_data([{"pieces": first}, {"pieces": second}])
+    assert data["width"] == 2 and [len(s) for s in data["solutions"]] == [200, 200]
+    assert decoded(data) == [{k: [tuple(c) for c in v] for k, v in p.items()} for p in (first, second)]
+    page = tmp_path / "units.html"
+    page.write_text(page_html([{"pieces": first}, {"pieces": second}], title="units"), encoding="utf-8")
+    status, log = browse(chromium, page, tmp_path, "#solution=1&hide=U%2317")
+    assert console(log) == [] and "error" not in status and status["pieces"] == "99", status
+    assert json.loads(status["legend"]) == ["U ×100"]
+
+
+def test_hidden_pieces_with_commas_in_their_names_survive_the_address(chromium: str, tmp_path: Path) -> None:
+    pieces = {"a,b": [(0, 0, 0)], "c": [(1, 0, 0)], "d & e": [(2, 0, 0)]}
+    page = tmp_path / "commas.html"
+    page.write_text(page_html([{"pieces": pieces}], title="commas"), encoding="utf-8")
+    status, log = browse(chromium, page, tmp_path, "#hide=a%2Cb,d%20%26%20e")
+    assert console(log) == [] and status["pieces"] == "1", status
+    assert status["address"] == "#hide=a%2Cb,d%20%26%20e"

@@ -442,7 +442,9 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
   const slide = (id, value) => { const el = $(id); el.value = String(value); el.dispatchEvent(new Event("input")); };
   if (h.has("explode")) slide("explode", parseFloat(h.get("explode")) * 100);
   if (h.has("assembly")) slide("assembly", parseFloat(h.get("assembly")) * 100);
-  for (const lab of (h.get("hide") || "").split(",").filter(Boolean)) {
+  // hide: labels split on the commas of the address itself (a label's own commas are written %2C)
+  const hide = (location.hash.slice(1).split("&").find((kv) => kv.startsWith("hide=")) || "hide=").slice(5);
+  for (const lab of hide.split(",").filter(Boolean).map((v) => decodeURIComponent(v.replace(/\+/g, " ")))) {
     const el = [...legend.querySelectorAll("[data-label]")].find((c) => c.dataset.label === lab);
     if (el && !st.hidden.has(lab)) (el.closest("li").querySelectorAll("[data-label]").length > 1 ? el : el.closest("li")).click();
   }
