@@ -787,24 +787,31 @@ def draw(
     view: str = "front-right",
     exploded: bool = False,
     title: bool | str = True,
+    size: int | None = None,
 ) -> bytes:
     """A picture (`cpsolve draw`): a solution as shaded cubes; a puzzle as its pieces, each named
-    (a chain unfolded); a sequence of solutions as a contact sheet. `view` is front-right,
-    front-left, back-right, back-left, or below-... of these; `title` True writes the usual one.
+    (a chain unfolded); a sequence of solutions as a contact sheet, each picture with its own
+    pieces (and its own legend where the solutions' pieces differ). `view` is front-right,
+    front-left, back-right, back-left, or below-... of these; `title` True writes the usual one;
+    `size` is the picture's longer side in pixels (the whole picture, text included, is scaled to
+    it; None: cubes of 44 pixels, 22 on a sheet).
 
     >>> png = cpsolve.draw(cpsolve.solve(cpsolve.load("soma")))
     >>> png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
     True
-    >>> cpsolve.draw(cpsolve.load("soma"), "svg")[:5]
-    b'<svg '
+    >>> cpsolve.draw(cpsolve.load("soma"), "svg", size=300)[:40]
+    b'<svg xmlns="http://www.w3.org/2000/svg" '
     """
     from .output import pictures
-    from .output.scene import VIEWS, parts_of
+    from .output.scene import VIEWS, constraint_marks
 
     if format not in ("png", "svg"):
         raise CpsolveError(f"unknown picture format {format!r} (known: png, svg)", field="format")
     if view not in VIEWS:
         raise CpsolveError(f"unknown view {view!r} (known: {', '.join(VIEWS)})", field="view")
+    if size is not None and (type(size) is not int or not 16 <= size <= 20_000):
+        raise CpsolveError(f"the picture's size must be a whole number of pixels from 16 to 20000, not {size!r}",
+                           field="size")
 
     def heading(default: str) -> str | None:
         return default if title is True else (title or None)
@@ -814,7 +821,8 @@ def draw(
     if isinstance(what, Solution):
         which = f"solution {what.index}" if what.index is not None else "a solution"
         drawing = pictures.draw_solution(what.pieces, _colors(what.puzzle), view=view, explode=exploded,
-                                         title=heading(f"{what.name}, {which}"))
+                                         title=heading(f"{what.name}, {which}"),
+                                         marks=constraint_marks(what.puzzle, what.pieces))
     elif isinstance(what, Puzzle):
         if what.kind == "chain":
             assert what.chain is not None
@@ -827,11 +835,14 @@ def draw(
         sheet = list(what)
         if not sheet or not all(isinstance(s, Solution) for s in sheet):
             raise CpsolveError("draw takes a Solution, a Puzzle, or a non-empty sequence of Solutions")
-        colors = _colors(sheet[0].puzzle)
-        drawing = pictures.sheet_drawing(
-            [(f"#{s.index if s.index is not None else i}", parts_of(s.pieces, colors))
-             for i, s in builtins.enumerate(sheet)],
-            view=view, title=heading(f"{sheet[0].name}: {len(sheet)} solutions"))
+        puzzle = sheet[0].puzzle
+        drawing = pictures.draw_sheet(
+            [(f"#{s.index if s.index is not None else i}", s.pieces) for i, s in builtins.enumerate(sheet)],
+            _colors(puzzle), [p.name for p in puzzle.pieces] if puzzle is not None else (), view=view,
+            explode=exploded, title=heading(f"{sheet[0].name}: {len(sheet)} solutions"),
+            marks=[constraint_marks(s.puzzle, s.pieces) for s in sheet])
+    if size is not None:
+        drawing = pictures.fitted(drawing, size)
     return pictures.encode(drawing, format)
 
 
