@@ -43,14 +43,19 @@ if TYPE_CHECKING:
 
     from .analysis.compare import CompareRow
     from .analysis.disassembly import Disassembly
+    from .analysis.report import ReportRow
     from .search.backends import Backend
-    from .search.enumeration import Prepared
+    from .search.enumeration import JournalPlan, Prepared
+    from .search.journal import Summary as JournalSummary
     from .search.result import EnumerationResult, Progress, SolutionClass
 
 __all__ = [
-    "Comparison", "Counts", "CpsolveError", "CpsolveNotice", "Enumeration", "Puzzle", "Result", "Solution",
-    "compare", "count", "disassemble", "draw", "enumerate", "export", "load", "models", "page", "puzzle_from_dict",
-    "puzzle_from_xmpuzzle", "puzzle_from_yaml", "read_solutions", "run", "solve",
+    "BackendInfo", "Comparison", "Counts", "CpsolveError", "CpsolveNotice", "Decoded", "Enumeration", "Estimate",
+    "Imported", "Puzzle", "Report", "Result", "Solution", "Suggestion", "UniqueDesign",
+    "backends", "compare", "count", "decode", "design_pieces", "design_snakes", "design_unique", "disassemble",
+    "draw", "enumerate", "estimate", "export", "import_xmpuzzle", "load", "models", "page", "printable",
+    "puzzle_from_dict", "puzzle_from_xmpuzzle", "puzzle_from_yaml", "read_journal", "read_solutions", "report",
+    "run", "schema", "solve", "stored_solutions",
 ]
 
 PathLike = str | os.PathLike[str]
@@ -168,6 +173,11 @@ class Solution:
     found_by: str | None = field(default=None, repr=False, compare=False)
     seconds: float | None = field(default=None, repr=False, compare=False)
     """From `solve`: the backend and the time it took to find this solution."""
+    level: str | None = field(default=None, repr=False, compare=False)
+    """Its disassembly level, when it was taken apart as it was found (`run(disassemble=True)`, a solutions
+    file of `enumerate --disassemble`); None: not known, or it does not come apart."""
+    burrtools_level: str | None = field(default=None, repr=False, compare=False)
+    """The level BurrTools stored with this assembly (`stored_solutions` of a `.xmpuzzle` file), if any."""
 
     @property
     def pieces(self) -> Mapping[str, tuple[Cell, ...]]:
@@ -220,13 +230,19 @@ class Counts(NamedTuple):
         return _table(("total", "up to rotation", "up to rotation and reflection"), [tuple(map(str, self))])
 
 
+JSON_KEYS = ("puzzle", "backend", "total", "unique_rotation", "unique_symmetry", "seconds", "status", "complete",
+             "solutions_found", "symmetry_breaking", "first_solution_seconds", "subproblems", "subproblems_done",
+             "idle_tail_seconds", "prepare_seconds", "solutions_file", "journal", "disassembly")
+"""The keys of `Result.as_json()` (`cpsolve enumerate --json`), in order: always all of them."""
+
+
 @dataclass(frozen=True)
 class Result:
     """What an enumeration reports: its counts and how it ended.
 
     `status` is "complete" (the counts are exact), "stopped" (a limit, or the caller stopped
     iterating), "timeout" or "interrupted" (Ctrl-C); then the counts are those of the assemblies
-    visited so far. `as_json()` is the object `cpsolve enumerate --json` prints (less its file).
+    visited so far. `as_json()` is the object `cpsolve enumerate --json` prints.
     """
 
     puzzle: str
@@ -239,13 +255,31 @@ class Result:
     solutions_found: int
     """Solutions the backend reported (one per kept key placement with symmetry breaking)."""
     _json: dict[str, object] = field(repr=False, compare=False)
+    subproblems: int = 1
+    subproblems_done: int = 0
+    prepare_seconds: float | None = None
+    """Loading aside, the time to prepare the puzzle (placements, symmetry, the key choice) before
+    `seconds` began: `run` measures it; `enumerate`'s iterator prepares at the call."""
+    solutions_file: str | None = None
+    """Where `run(out=...)` wrote the solutions."""
+    journal: str | None = None
+    """The journal of `run(out=..., journal=...)` while it is kept (None once a default journal has been
+    removed, its run complete)."""
+    disassembly: Mapping[str, object] | None = field(default=None, compare=False)
+    """With `run(disassemble=True)`: assemblies against solutions (those that come apart) in the three
+    counts, the levels and the highest (`enumerate --disassemble`)."""
 
     @property
     def complete(self) -> bool:
         return self.status == "complete"
 
     def as_json(self) -> dict[str, object]:
-        return dict(self._json)
+        """The same keys whatever the options (JSON_KEYS), null where one does not apply."""
+        more = {"prepare_seconds": None if self.prepare_seconds is None else round(self.prepare_seconds, 4),
+                "solutions_file": self.solutions_file, "journal": self.journal,
+                "disassembly": None if self.disassembly is None else dict(self.disassembly)}
+        out = {**self._json, **more}
+        return {key: out.get(key) for key in JSON_KEYS}
 
     def _repr_html_(self) -> str:
         rows = [(self.puzzle, self.backend, self.status, *map(str, self.counts), f"{self.seconds:.2f}")]
@@ -253,9 +287,10 @@ class Result:
                        "seconds"), rows)
 
 
-def _result(raw: EnumerationResult) -> Result:
+def _result(raw: EnumerationResult, **more: object) -> Result:
     return Result(raw.puzzle, raw.backend, raw.status.value, Counts(**raw.counts()), raw.seconds,
-                  raw.first_solution_seconds, raw.key, raw.tally.found, raw.as_json())
+                  raw.first_solution_seconds, raw.key, raw.tally.found, raw.as_json(), raw.subproblems,
+                  raw.subproblems_done, **more)  # type: ignore[arg-type]
 
 
 def _relabel(result: Result, status: str) -> Result:
@@ -279,11 +314,13 @@ def _prepare(puzzle: Puzzle, backend: str, symmetry_breaking: bool, workers: int
 
 
 def solve(puzzle: Puzzle, backend: str = "auto", *, timeout: float | None = None,
-          symmetry_breaking: bool = True) -> Solution | None:
+          symmetry_breaking: bool = True, on_start: Callable[[], object] | None = None) -> Solution | None:
     """The first solution the backend finds, or None when the puzzle has none.
 
-    A `timeout` (seconds) that passes first raises `CpsolveError` (exit code 1): None always means
-    "no solution". `print(solution)` draws it as z-layers, one letter per piece.
+    A `timeout` (seconds, counted from the call: preparing the puzzle is part of it) that passes first
+    raises `CpsolveError` (exit code 1): None always means "no solution". `print(solution)` draws it as
+    z-layers, one letter per piece. `on_start` is called once the puzzle is prepared, as the search
+    starts.
 
     >>> s = cpsolve.solve(cpsolve.load("slothouber-graatsma"))
     >>> print(s)
@@ -301,8 +338,12 @@ def solve(puzzle: Puzzle, backend: str = "auto", *, timeout: float | None = None
     from .search.backends import Status
     from .search.enumeration import first_solution
 
+    began = time.perf_counter()
     prepared, engine = _prepare(puzzle, backend, symmetry_breaking)
-    rows, stats = first_solution(prepared, engine, timeout)
+    if on_start is not None:
+        on_start()
+    left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
+    rows, stats = first_solution(prepared, engine, left)
     if rows is None:
         if stats.status is Status.INTERRUPTED:
             raise KeyboardInterrupt
@@ -326,33 +367,159 @@ def run(
     limit: int = 0,
     timeout: float | None = None,
     symmetry_breaking: bool = True,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = None,
+    out: PathLike | bool | None = None,
+    journal: PathLike | bool = True,
+    resume: bool = False,
+    cluster: str | None = None,
+    disassemble: bool = False,
+    min_level: str | None = None,
+    command: Sequence[str] = (),
+    on_start: Callable[[], object] | None = None,
 ) -> Result:
     """Enumerate in this process, calling `on_solution` with each new class as soon as it is found.
 
-    This is `cpsolve enumerate`: `limit` stops after that many classes, `timeout` (seconds) ends the
-    run with status "timeout", `workers` > 1 splits it over forked processes (solutions still reach
-    `on_solution` here). Ctrl-C ends it with status "interrupted", never between a class being
-    counted and `on_solution` returning, so the counts never run ahead of what it was given.
-    `progress` receives the running record about five times a second (the command line's
-    progress line). For an iterator, see `enumerate`.
+    This is `cpsolve enumerate`: `limit` stops after that many classes, `timeout` (seconds, counted
+    from the call: preparing the puzzle is part of it) ends the run with status "timeout", `workers`
+    > 1 splits it over forked processes (solutions still reach `on_solution` here), `cluster`
+    ("tcp://HOST:8786", "local:N") runs the parts on a Dask cluster. Ctrl-C ends it with status
+    "interrupted", never between a class being counted and `on_solution` returning, so the counts
+    never run ahead of what it was given. `progress` receives the running record about five times a
+    second; True shows the command line's progress on stderr (a bar on a terminal, else a line every
+    5 s). For an iterator, see `enumerate`.
+
+    `out` writes the solutions file as the command line does (one JSON line per class, flushed as it
+    is found; True: `NAME.solutions.jsonl` here), refused before the search if it cannot be written or
+    would replace the puzzle or a journal. With it, `journal` (True: `OUT.journal`, removed once the
+    run is complete; a path: kept; False: none) records each finished subproblem, and `resume`
+    continues the run a journal holds; `command` is the command line the journal shows to resume it.
+    `disassemble` takes each class apart as it comes (`result.disassembly`, each solution's `level`);
+    `min_level` ("5", "1.2") writes only the solutions at that level or above. `on_start` is called
+    once the puzzle is prepared, as the search starts (the command line ends its preparation deadline
+    there).
 
     >>> names = []
     >>> r = cpsolve.run(cpsolve.load("soma"), lambda s: names.append(s.index), limit=3)
     >>> names, r.status
     ([0, 1, 2], 'stopped')
     """
+    from .output.solutions import LineWriter, SolutionsFile, check_destination, default_solutions_path, labelled
     from .search.enumeration import enumerate_classes
+    from .search.journal import remove
 
+    began = time.perf_counter()
+    apart = _Disassembling(puzzle, min_level) if disassemble or min_level is not None else None
+    if apart is not None and puzzle.kind == "chain":
+        raise CpsolveError("a chain puzzle has no pieces to slide apart", where=puzzle.name, field="disassemble")
     prepared, engine = _prepare(puzzle, backend, symmetry_breaking, workers)
+    if on_start is not None:
+        on_start()
+    prepare_seconds = time.perf_counter() - began
+    path = None if out is None or out is False else default_solutions_path(puzzle.name) if out is True else Path(out)
+    source = Path(puzzle.origin) if puzzle.origin and Path(puzzle.origin).is_file() else None
+    if path is not None:
+        check_destination(path, source)
+    book = _journal_plan(journal, resume, path, source, command)
+    sink: SolutionsFile | None = None
+    problem = prepared.problem
+    lines = LineWriter(prepared.name, problem)
+
+    def ready(resumed: bool) -> None:
+        """The journal is sound and open: only now is the solutions file emptied (or, resumed, kept)."""
+        nonlocal sink
+        if path is not None:
+            sink = SolutionsFile(path, keep=resumed)
 
     def on_class(cls: SolutionClass) -> None:
-        assert on_solution is not None
-        on_solution(_solution(puzzle, prepared, cls))
+        pieces = labelled(problem, cls.placements) if apart is not None or on_solution is not None else None
+        extra = None if apart is None or pieces is None else apart.add(pieces, cls)
+        if sink is not None and (apart is None or extra is not None):
+            sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra))
+        if on_solution is not None and pieces is not None:
+            level = None if apart is None else apart.last
+            on_solution(Solution(prepared.name, _frozen(pieces), cls.index, cls.assemblies, cls.mirror_distinct,
+                                 puzzle, level=level))
 
-    raw = enumerate_classes(prepared, engine, limit=limit, timeout=timeout, workers=workers,
-                            on_class=on_class if on_solution is not None else None, progress=progress)
-    return _result(raw)
+    shown = _progress_display() if progress is True else progress or None
+    left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
+    try:
+        raw = enumerate_classes(prepared, engine, limit=limit, timeout=left, workers=workers, on_class=on_class,
+                                progress=shown, journal=book, cluster=cluster, on_ready=ready)
+    except BaseException:
+        if sink is not None:  # the first error is the one to report, not a second one from closing
+            with contextlib.suppress(CpsolveError):
+                sink.close()
+        raise
+    finally:
+        if shown is not None and progress is True:
+            shown.close()  # type: ignore[attr-defined]
+    if sink is not None:
+        sink.close()
+    complete = raw.status.value == "complete"
+    kept = book is not None and not (complete and journal is True)
+    if book is not None and not kept:
+        remove(book.path)  # the default journal has served its purpose
+    return _result(raw, prepare_seconds=prepare_seconds, solutions_file=None if path is None else str(path),
+                   journal=str(book.path) if book is not None and kept else None,
+                   disassembly=None if apart is None else apart.tally.as_json())
+
+
+def _progress_display() -> Progress:
+    """The command line's progress on stderr: rich's bar on a terminal, a plain line every 5 s elsewhere."""
+    from .output.progress import make_progress
+
+    return make_progress()
+
+
+def _journal_plan(journal: PathLike | bool, resume: bool, solutions: Path | None, puzzle: Path | None,
+                  command: Sequence[str]) -> JournalPlan | None:
+    """Where the run is journalled: the path given, else beside the solutions file (unless that is a device
+    or a pipe); none with journal=False, or without a solutions file and no path."""
+    from .search.enumeration import JournalPlan
+    from .search.journal import default_journal
+
+    if journal is False:
+        if resume:
+            raise CpsolveError("needs a journal: leave out --no-journal", field="resume")
+        return None
+    where = default_journal(solutions) if journal is True and solutions is not None else \
+        None if journal is True else Path(journal)
+    if where is None:
+        if resume:
+            why = "with --no-save" if solutions is None else "the solutions go to a device or a pipe"
+            raise CpsolveError(f"{why}, name the journal with --journal PATH", field="resume")
+        return None
+    others = [(p, what) for p, what in ((solutions, "the solutions file (--out)"), (puzzle, "the puzzle file"))
+              if p is not None]
+    return JournalPlan(where, resume, tuple(command), tuple(others))
+
+
+class _Disassembling:
+    """`run(disassemble=True)`: takes each new solution class apart in this process, as it streams in,
+    and keeps the tally of assemblies against solutions and levels."""
+
+    def __init__(self, puzzle: Puzzle, min_level: str | None) -> None:
+        from .analysis.disassembly import LevelTally, parse_level, puzzle_groups
+
+        try:
+            self.min_level = None if min_level is None else parse_level(min_level)
+        except ValueError as exc:
+            raise CpsolveError(str(exc), field="min_level") from None
+        self.groups = puzzle_groups(puzzle)
+        self.tally = LevelTally()
+        self.last: str | None = None
+
+    def add(self, pieces: Mapping[str, Sequence[Cell]], cls: SolutionClass) -> dict[str, object] | None:
+        """Disassemble one class; the extra keys of its solutions-file line, or None to leave it out."""
+        from .analysis.disassembly import disassemble as take_apart
+
+        found = take_apart(pieces, self.groups)
+        level = found.level()
+        self.last = found.level_text()
+        self.tally.add(cls.assemblies, cls.mirror_distinct, level)
+        if self.min_level is not None and (level is None or level < self.min_level):
+            return None
+        return {"level": self.last, "moves": [m.as_json() for m in found.moves()]}
 
 
 def count(puzzle: Puzzle, *, backend: str = "auto", workers: int = 1, timeout: float | None = None,
@@ -841,9 +1008,10 @@ def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) 
     return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)
 
 
-def read_solutions(path: PathLike, limit: int = 0) -> list[Solution]:
-    """The solutions of a JSON-lines file written by `cpsolve enumerate` (the first `limit` when > 0),
-    each with its puzzle when the name in the file can be loaded (a built-in model, a path).
+def read_solutions(path: PathLike, limit: int = 0, *, start: int = 0) -> list[Solution]:
+    """The solutions of a JSON-lines file written by `cpsolve enumerate` from line `start` (0-based; the
+    first `limit` when > 0), each with its puzzle when the name in the file can be loaded (a built-in
+    model, a path).
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -854,7 +1022,7 @@ def read_solutions(path: PathLike, limit: int = 0) -> list[Solution]:
     """
     from .output.solutions import read_solutions as read_lines
 
-    records = read_lines(Path(path), limit)
+    records = read_lines(Path(path), limit, start)
     known: dict[str, Puzzle | None] = {}
     out = []
     for record in records:
@@ -865,10 +1033,498 @@ def read_solutions(path: PathLike, limit: int = 0) -> list[Solution]:
             except CpsolveError:
                 known[name] = None
         index, assemblies, mirror = record.get("class"), record.get("assemblies"), record.get("mirror_distinct")
+        level = record.get("level")
         out.append(Solution(name, _frozen(record["pieces"]), index if type(index) is int else None,
                             assemblies if type(assemblies) is int else None,
-                            mirror if isinstance(mirror, bool) else None, known[name]))
+                            mirror if isinstance(mirror, bool) else None, known[name],
+                            level=level if isinstance(level, str) else None))
     return out
+
+
+# --- the puzzle file format, journals, estimates ---------------------------------------------------
+
+
+def schema() -> dict[str, object]:
+    """The JSON Schema of puzzle files (`cpsolve schema`).
+
+    >>> sorted(cpsolve.schema()["required"])
+    ['container', 'name']
+    """
+    from .puzzle.schema import PuzzleFile
+
+    return PuzzleFile.model_json_schema()
+
+
+def printable(text: str) -> str:
+    """`text` (a name, a key, a line from a file) as a terminal should show it: every character that is
+    not seen as text (line breaks, ESC, NUL, right-to-left overrides, ...) written as its Python escape,
+    so that it stays on its line and cannot send the terminal a command. What the command line prints
+    from files goes through it.
+
+    >>> print(cpsolve.printable("A\\x1b[2Jb"))
+    A\\x1b[2Jb
+    """
+    from .output.text import printable as shown
+
+    return shown(text)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The size of a search before it runs (`cpsolve estimate`): Knuth's random-walk estimate of the
+    search tree, and its time on one core at the dlx engine's speed on this puzzle."""
+
+    puzzle: str
+    nodes: float
+    """Estimated nodes of the search tree (the mean of the walks' products of branching degrees)."""
+    stderr: float
+    """One standard error of `nodes`."""
+    walks: int
+    symmetry_breaking: str
+    nodes_per_second: float | None
+    """The dlx engine's speed on this puzzle, sampled on a short stretch of its own search (None: the
+    engine is not built here)."""
+    backend: str = "dlx"
+
+    @property
+    def seconds(self) -> float | None:
+        return None if not self.nodes_per_second else self.nodes / self.nodes_per_second
+
+    @property
+    def seconds_spread(self) -> float | None:
+        return None if not self.nodes_per_second else self.stderr / self.nodes_per_second
+
+    def as_json(self) -> dict[str, object]:
+        return {"puzzle": self.puzzle, "backend": self.backend, "nodes": self.nodes, "stderr": self.stderr,
+                "walks": self.walks, "symmetry_breaking": self.symmetry_breaking,
+                "nodes_per_second": self.nodes_per_second, "seconds": self.seconds,
+                "seconds_spread": self.seconds_spread}
+
+
+def estimate(puzzle: Puzzle, *, probes: int = 4000, symmetry_breaking: bool = True) -> Estimate:
+    """How big the search is and how long it takes on one core, before running it (`cpsolve estimate`).
+
+    >>> e = cpsolve.estimate(cpsolve.load("soma"), probes=400)
+    >>> 100 < e.nodes < 10_000, e.walks
+    (True, 400)
+    """
+    from .search.enumeration import prepare, subproblems
+    from .search.estimate import estimate_run, modelled
+
+    prepared = prepare(puzzle, symmetry_breaking)
+    if not modelled(prepared.problem):
+        raise CpsolveError("the estimate does not model optional cells or piece ranges yet", where=prepared.name,
+                           exit_code=1)
+    found = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
+    return Estimate(prepared.name, found.tree.nodes, found.tree.stderr, found.tree.probes,
+                    prepared.broken.key.describe(), found.nodes_per_second)
+
+
+def read_journal(path: PathLike) -> JournalSummary:
+    """Where the run journalled in `path` stands (`cpsolve journal`): subproblems done, what was found,
+    the command that resumes it. Checked as a resume would check it (a damaged journal raises);
+    read-only, so it is safe while the run writes it.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> r = cpsolve.run(cpsolve.load("soma"), out=folder / "soma.jsonl", journal=folder / "soma.journal")
+    >>> j = cpsolve.read_journal(folder / "soma.journal")
+    >>> j.complete, j.parts_done == j.parts, j.classes
+    (True, True, 240)"""
+    from .search.journal import summary
+
+    return summary(Path(path))
+
+
+# --- BurrTools files, external solvers, backends ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A problem of a BurrTools file as cpsolve reads it (`cpsolve import`)."""
+
+    puzzle: Puzzle
+    yaml: str
+    """The equivalent cpsolve puzzle file."""
+    stated_assemblies: int | None
+    stated_solutions: int | None
+    """The counts the file says BurrTools found (None: not stated)."""
+    stored: int
+    """Assemblies stored in the file."""
+    path: str = field(repr=False)
+    problem: int = field(default=0, repr=False)
+
+    def check(self) -> None:
+        """Raise `CpsolveError` (exit code 1) at the first stored assembly that is not a solution of the
+        puzzle (each must cover the result exactly, colours and groups included)."""
+        from .puzzle.burrtools import assembly_pieces, check_assembly, parse_xmpuzzle
+
+        bf = parse_xmpuzzle(self.path)
+        for k, assembly in builtins.enumerate(bf.problems[self.problem].stored):
+            if (why := check_assembly(self.puzzle, assembly_pieces(bf, self.problem, assembly))) is not None:
+                raise CpsolveError(f"stored assembly {k} is not a solution: {why}", where=self.path,
+                                   field=f"problems.{self.problem}.solutions", exit_code=1)
+
+
+def import_xmpuzzle(path: PathLike, problem: int = 0) -> Imported:
+    """Problem `problem` of a BurrTools file as a cpsolve puzzle and its puzzle file (`cpsolve import`).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "soma.xmpuzzle"
+    >>> soma = cpsolve.load("soma")
+    >>> _ = path.write_bytes(cpsolve.export(soma, "xmpuzzle", solutions=[cpsolve.solve(soma)]))
+    >>> imported = cpsolve.import_xmpuzzle(path)
+    >>> imported.puzzle.n_pieces, imported.stored, imported.yaml.splitlines()[0]
+    (7, 1, 'name: soma')
+    >>> imported.check()"""
+    from .puzzle.burrtools import parse_xmpuzzle, puzzle_data, read_xmpuzzle
+    from .puzzle.writer import puzzle_text
+
+    puzzle = read_xmpuzzle(Path(path), problem)
+    bf = parse_xmpuzzle(Path(path))
+    found = bf.problems[problem]
+    return Imported(puzzle, puzzle_text(puzzle_data(bf, problem)), found.assemblies, found.solutions,
+                    len(found.stored), os.fspath(path), problem)
+
+
+def stored_solutions(path: PathLike, problem: int = 0) -> list[Solution]:
+    """The assemblies stored in problem `problem` of a BurrTools file, as solutions of its puzzle, each
+    with the level BurrTools stored with it (`burrtools_level`) when there is one.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "soma.xmpuzzle"
+    >>> soma = cpsolve.load("soma")
+    >>> first = cpsolve.solve(soma)
+    >>> _ = path.write_bytes(cpsolve.export(soma, "xmpuzzle", solutions=[first]))
+    >>> [sorted(s.pieces) == sorted(first.pieces) for s in cpsolve.stored_solutions(path)]
+    [True]"""
+    from .analysis.disassembly import format_level
+    from .puzzle.burrtools import assembly_pieces, parse_xmpuzzle, read_xmpuzzle, select_problem
+
+    puzzle = read_xmpuzzle(Path(path), problem)
+    bf = parse_xmpuzzle(Path(path))
+    return [Solution(puzzle.name, _frozen(assembly_pieces(bf, problem, a)), puzzle=puzzle,
+                     burrtools_level=None if a.level is None else format_level(a.level))
+            for a in select_problem(bf, problem).stored]
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """An external SAT solver's answer to an exported CNF (`cpsolve decode`)."""
+
+    status: str
+    """SATISFIABLE, UNSATISFIABLE or UNKNOWN, as the solver said."""
+    solution: Solution | None
+    """The solution it found, checked against every clause and the puzzle (None unless SATISFIABLE)."""
+
+
+def decode(puzzle: Puzzle, cnf: PathLike, answer: PathLike) -> Decoded:
+    """Check a SAT solver's `answer` (its s and v lines) to the `cnf` that `export` wrote for `puzzle`.
+
+    A CNF of another puzzle or other options, an edited CNF, malformed output or an assignment that
+    breaks a clause or is not a solution raises `CpsolveError` naming the file.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> soma = cpsolve.load("soma")
+    >>> _ = (folder / "soma.cnf").write_text(cpsolve.export(soma))
+    >>> _ = (folder / "answer.txt").write_text("s UNSATISFIABLE\\n")
+    >>> cpsolve.decode(soma, folder / "soma.cnf", folder / "answer.txt")
+    Decoded(status='UNSATISFIABLE', solution=None)"""
+    from .output.exchange import decode as decode_answer
+    from .output.solutions import labelled, rows_as_placements
+    from .puzzle.loader import read_text
+    from .search.enumeration import prepare
+
+    prepared = prepare(puzzle)
+    cnf_path, answer_path = Path(cnf), Path(answer)
+    found = decode_answer(prepared, read_text(cnf_path), str(cnf_path), read_text(answer_path), str(answer_path))
+    if found.problem is None:
+        return Decoded(found.status, None)
+    pieces = labelled(found.problem, rows_as_placements(found.problem, found.rows))
+    return Decoded(found.status, Solution(prepared.name, _frozen(pieces), puzzle=puzzle))
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """A solver backend (`cpsolve backends`): whether it works here, and its version or how to install it."""
+
+    name: str
+    available: bool
+    version: str | None
+    install_hint: str
+    description: str
+
+
+def backends() -> list[BackendInfo]:
+    """Every solver backend, whether it works here, its version.
+
+    >>> [b.name for b in cpsolve.backends()]
+    ['cpsat', 'dlx', 'python', 'sat']
+    """
+    from .search.backends import backend_class, names
+
+    out = []
+    for name in names():
+        cls = backend_class(name)
+        ok = cls.supported()
+        out.append(BackendInfo(name, ok, cls.version() if ok else None, cls.install_hint, cls.description))
+    return out
+
+
+# --- the report of every built-in model ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Report:
+    """Built-in models run and set beside their published counts (`cpsolve report`)."""
+
+    rows: tuple[ReportRow, ...]
+    models: tuple[str, ...]
+    """The models asked for."""
+    everything: bool
+    """Every built-in model was asked for and each row ran to the end: only such a report replaces the
+    tracked table `results/counts.md`."""
+
+    @property
+    def mismatches(self) -> list[ReportRow]:
+        """Finished rows whose counts differ from the reference: a wrong count somewhere."""
+        return [r for r in self.rows if r.finished and not r.matches]
+
+    def markdown(self, command: str) -> str:
+        from .output.tables import render_markdown
+
+        return render_markdown(list(self.rows), command)
+
+    def json(self, command: str) -> str:
+        from .output.tables import render_json
+
+        return render_json(list(self.rows), command)
+
+
+def report(models: Sequence[str] = (), *, backend: str = "auto", workers: int = 1, timeout: float | None = None,
+           on_row: Callable[[ReportRow], object] | None = None, started: float | None = None) -> Report:
+    """Run the built-in `models` (all of them when none is named) and compare each with its reference
+    counts; `timeout` (seconds) is per model, the first counted from `started` (a `time.time()`, default
+    now). Ctrl-C ends the report after the row it interrupted.
+
+    >>> done = cpsolve.report(["soma", "slothouber-graatsma"])
+    >>> [(r.model, r.total, r.matches) for r in done.rows], done.everything
+    ([('soma', 11520, True), ('slothouber-graatsma', 8, True)], False)"""
+    from .analysis.report import run_report
+    from .puzzle.catalog import builtin_names
+
+    names = list(models) or builtin_names()
+    rows = run_report(names, backend, timeout, workers, on_row, started=started)  # type: ignore[arg-type]
+    everything = not models and len(rows) == len(names) and all(r.finished for r in rows)
+    return Report(tuple(rows), tuple(names), everything)
+
+
+# --- designing puzzles -----------------------------------------------------------------------------
+
+
+def design_snakes(box: str = "3x3x3", *, out: PathLike | None = None, puzzles: PathLike | None = None,
+                  max_files: int = 20, sample: int = 0, seed: int = 1, max_nodes: int = 20_000_000,
+                  workers: int = 1, progress: Callable[[str], object] | None = None) -> dict[str, object]:
+    """Every chain that folds into the box (`cpsolve design snake`), with its foldings up to rotation and
+    reflection, one JSON line each in `out` (default `snake-AxBxC.census.jsonl`); the chains with one
+    folding as puzzle files in the folder `puzzles` (at most `max_files`). `sample` > 0 draws that many
+    random foldable chains instead and keeps those with exactly one folding (`max_nodes`: search nodes
+    per chain part before giving up on one). Returns the summary (`--json`); `progress` gets a line of
+    text now and then.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> found = cpsolve.design_snakes("2x2x3", out=folder / "census.jsonl", puzzles=folder, max_files=1)
+    >>> found["chains"], found["unique_chains"], found["puzzle_files"]
+    (17, 10, 1)
+    """
+    import random
+
+    from .analysis.design import snake
+
+    size = snake.parse_box(box)
+    label = "x".join(map(str, size))
+    path = Path(out) if out is not None else Path(f"snake-{label}.{'sample' if sample else 'census'}.jsonl")
+    folder = None if puzzles is None else Path(puzzles)
+    start = time.perf_counter()
+    graph = snake.box_graph(size)
+    source = f"cpsolve design snake --box {label}" + (f" --sample {sample} --seed {seed}" if sample else "")
+    written = 0
+
+    def say(text: str) -> None:
+        if progress is not None:
+            progress(text)
+
+    def write_puzzle(chain: snake.ChainCount) -> None:
+        nonlocal written
+        if folder is None or written >= max_files:
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"snake-{label}-{chain.sequence:x}"
+        (folder / f"{name}.yaml").write_text(snake.chain_puzzle_text(size, chain, name, source), encoding="utf-8")
+        written += 1
+
+    summary: dict[str, object]
+    if sample:
+        rng = random.Random(seed)
+        tally = {"drawn": 0, "unique": 0, "several": 0, "undecided": 0}
+        first_unique: float | None = None
+        with path.open("w", encoding="utf-8") as sink:
+            for i, draw in builtins.enumerate(snake.sample(graph, sample, rng, max_nodes, workers)):
+                tally["drawn"] += 1
+                tally[draw.verdict] += 1
+                if draw.chain is not None:
+                    first_unique = first_unique or time.perf_counter() - start
+                    sink.write(json.dumps(draw.chain.as_json()) + "\n")
+                    sink.flush()
+                    write_puzzle(draw.chain)
+                say(f"{label}: sample {i + 1}/{sample}: {tally}, {time.perf_counter() - start:.1f} s")
+        seconds = time.perf_counter() - start
+        summary = {"box": label, "sampled": sample, **tally, "seconds": round(seconds, 2),
+                   "unique_per_hour": round(tally["unique"] * 3600 / seconds, 1),
+                   "first_unique_seconds": None if first_unique is None else round(first_unique, 3)}
+    else:
+        def parts(done: int, total: int) -> None:
+            say(f"{label}: part {done}/{total} of the census, {time.perf_counter() - start:.1f} s")
+
+        result = snake.census(size, workers=workers, progress=parts)
+        with path.open("w", encoding="utf-8") as sink:
+            sink.writelines(json.dumps(c.as_json()) + "\n" for c in result.chains)
+        for chain in result.chains:
+            if chain.foldings == 1:
+                write_puzzle(chain)
+        summary = {**result.summary(), "seconds": round(time.perf_counter() - start, 2)}
+    summary.update({"file": str(path), "puzzle_files": written})
+    return summary
+
+
+def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes", *, copies: int = 1,
+                  backend: str = "auto", out: PathLike | None = None, puzzles: PathLike | None = None,
+                  max_files: int = 20, timeout: float | None = None, workers: int = 1,
+                  progress: Callable[[str], object] | None = None) -> dict[str, object]:
+    """Piece sets from a pool that fill a box (or each of several, "3x3x3,2x2x5") in exactly one way
+    (`cpsolve design pieces`). `pool` names pools (monocubes, dicubes, tricubes, tetracubes, pentacubes,
+    pentominoes) or is a puzzle whose pieces make the pool. One JSON line per candidate set in
+    `out` (default `pieces.design.jsonl`), the unique ones as puzzle files in `puzzles`; `timeout` is
+    per candidate. Returns the summary (`--json`).
+
+    >>> import tempfile, pathlib
+    >>> found = cpsolve.design_pieces("2x2x3", out=pathlib.Path(tempfile.mkdtemp()) / "sets.jsonl")
+    >>> found["candidates"], found["unique"]
+    (56, 5)"""
+    from .analysis.design import pieces as design
+    from .analysis.design.snake import parse_box
+
+    boxes = [parse_box(b, max_cells=None) for b in box.split(",") if b.strip()]
+    shapes = design.pool_from(pool) if isinstance(pool, str) else {p.name: p.shape for p in pool.pieces}
+    pool_text = pool if isinstance(pool, str) else pool.origin or pool.name
+    path = Path(out) if out is not None else Path("pieces.design.jsonl")
+    folder = None if puzzles is None else Path(puzzles)
+    start = time.perf_counter()
+    counts: dict[str, int] = {"candidates": 0, "unique": 0, "several": 0, "none": 0, "pruned": 0, "timeout": 0}
+    first_unique: float | None = None
+    written = 0
+    with path.open("w", encoding="utf-8") as sink:
+        for verdict in design.search(design.jobs(boxes, shapes, copies), shapes, backend=backend, workers=workers,
+                                     timeout=timeout):
+            counts["candidates"] += 1
+            counts[verdict.status] += 1
+            sink.write(json.dumps(verdict.as_json()) + "\n")
+            if verdict.status == "unique":
+                first_unique = first_unique or time.perf_counter() - start
+                if folder is not None and written < max_files:
+                    folder.mkdir(parents=True, exist_ok=True)
+                    name = f"unique-{'x'.join(map(str, verdict.box))}-{counts['unique']}"
+                    source = f"cpsolve design pieces --box {box} --pool {pool_text} --copies {copies}"
+                    (folder / f"{name}.yaml").write_text(design.puzzle_text(verdict, shapes, name, source),
+                                                         encoding="utf-8")
+                    written += 1
+            if progress is not None:
+                progress(", ".join(f"{k} {v}" for k, v in counts.items()) + f"; {time.perf_counter() - start:.1f} s")
+    seconds = time.perf_counter() - start
+    return {
+        "boxes": ",".join("x".join(map(str, b)) for b in boxes), **counts, "seconds": round(seconds, 2),
+        "candidates_per_second": round(counts["candidates"] / seconds, 1) if seconds else None,
+        "first_unique_seconds": None if first_unique is None else round(first_unique, 3),
+        "file": str(path), "puzzle_files": written,
+    }
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One change that leaves exactly one assembly (`design_unique`)."""
+
+    text: str
+    """The change in words."""
+    detail: Mapping[str, object]
+    orbit: int
+    """How many changes of the same kind it stands for, by the container's rotations."""
+    verified_total: int | None
+    """The total count of the changed puzzle, enumerated again to prove it (1)."""
+    file_text: str
+    """The changed puzzle as a puzzle file."""
+    file: str | None = None
+    """Where it was written (`puzzles=`), if it was."""
+
+    def as_json(self) -> dict[str, object]:
+        return {"change": self.text, **self.detail, "orbit": self.orbit, "verified_total": self.verified_total,
+                "file": self.file}
+
+
+@dataclass(frozen=True)
+class UniqueDesign:
+    """What `design_unique` found (`cpsolve design unique`)."""
+
+    puzzle: str
+    change: str
+    assemblies: int
+    size: int
+    candidates: int
+    note: str
+    seconds: float
+    suggestions: tuple[Suggestion, ...]
+    headline: str
+    """The summary line the command line prints first."""
+
+    def as_json(self) -> dict[str, object]:
+        return {"puzzle": self.puzzle, "change": self.change, "assemblies": self.assemblies, "size": self.size,
+                "candidates": self.candidates, "note": self.note or None, "seconds": round(self.seconds, 2),
+                "suggestions": [s.as_json() for s in self.suggestions]}
+
+
+def design_unique(puzzle: Puzzle, change: str = "fix", *, backend: str = "auto", limit: int = 5,
+                  puzzles: PathLike | None = None, source: str | None = None) -> UniqueDesign:
+    """The fewest changes (one, else two) that leave the puzzle exactly one assembly (`cpsolve design
+    unique`): pieces glued in place ("fix"), a cell and one cube of a piece painted alike ("mark"), or a
+    cell left empty ("hole"). Each suggestion is proved by enumerating the changed puzzle, and written as
+    a puzzle file in the folder `puzzles` when given; `source` is what those files say made them.
+
+    >>> found = cpsolve.design_unique(cpsolve.load("slothouber-graatsma"), "fix", limit=2)
+    >>> found.assemblies, [(s.orbit > 0, s.verified_total) for s in found.suggestions]
+    (8, [(True, 1), (True, 1)])"""
+    from .analysis.design import unique
+
+    if change not in unique.KINDS:
+        raise CpsolveError(f"unknown change {change!r} (one of {', '.join(unique.KINDS)})", field="change")
+    start = time.perf_counter()
+    found = unique.suggest_changes(puzzle, change, backend, limit,
+                                   source=source or f"cpsolve design unique {puzzle.name} --change {change}")
+    seconds = time.perf_counter() - start
+    out = []
+    for c, file_name in zip(found.changes, found.file_names(), strict=True):
+        path = None if puzzles is None else Path(puzzles) / file_name
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(c.file_text, encoding="utf-8")
+            except OSError as exc:
+                raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path),
+                                   exit_code=1) from None
+        out.append(Suggestion(c.text, MappingProxyType(dict(c.detail)), c.orbit, c.verified_total, c.file_text,
+                              None if path is None else str(path)))
+    return UniqueDesign(found.puzzle, found.kind, found.assemblies, found.size, found.candidates, found.note,
+                        seconds, tuple(out), found.headline(seconds))
 
 
 # --- notebook display -----------------------------------------------------------------------------

@@ -68,7 +68,9 @@ TimeoutOpt = Annotated[
 
 OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "--encoding", "format": "--format",
                 "timeout": "--timeout", "unit": "--unit", "clearance": "--clearance", "solutions": "--with-solutions",
-                "view": "--view", "cluster": "--cluster"}
+                "view": "--view", "cluster": "--cluster", "change": "--change", "resume": "--resume",
+                "min_level": "--min-level", "disassemble": "--disassemble", "max_states": "--max-states",
+                "problem": "--problem", "index": "--index", "id": "--id", "probes": "--probes"}
 """Core errors name a concept; on the command line it is the option that sets it."""
 
 
@@ -89,7 +91,7 @@ _runs: list[float] = []
 
 def _notice(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
     """Warnings from the stages below (which never print) as one line on stderr."""
-    from ..output.text import printable
+    from ..api import printable
 
     label = "note" if issubclass(category, CpsolveNotice) else "warning"
     print(f"cpsolve: {label}: {printable(str(message))}", file=sys.stderr)
@@ -179,7 +181,7 @@ def _flush_stdout() -> None:
 def _fail(message: str, code: int) -> None:
     # A file can put anything in a name or a key ("\r", "\n", escape sequences): shown escaped, so
     # that the message stays one line and cannot rewrite the terminal.
-    from ..output.text import printable
+    from ..api import printable
 
     message = printable(message)
     try:

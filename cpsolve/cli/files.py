@@ -23,39 +23,26 @@ def import_cmd(
 ) -> None:
     """Convert a problem of a BurrTools file to a cpsolve puzzle file (cube grid only); with --check,
     verify that each stored assembly covers the result exactly."""
-    from ..output.text import printable
-    from ..puzzle.burrtools import (
-        assembly_pieces,
-        check_assembly,
-        parse_xmpuzzle,
-        puzzle_data,
-        read_xmpuzzle,
-    )
-    from ..puzzle.writer import puzzle_text
+    from .. import api
 
-    puzzle = read_xmpuzzle(file, problem)
-    bf = parse_xmpuzzle(file)
-    text = puzzle_text(puzzle_data(bf, problem))
+    found = api.import_xmpuzzle(file, problem)
     if output is None:
-        typer.echo(text, nl=False)
+        typer.echo(found.yaml, nl=False)
     else:
         try:
-            output.write_text(text, encoding="utf-8")
+            output.write_text(found.yaml, encoding="utf-8")
         except OSError as exc:
             raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
-    prob = bf.problems[problem]
-    counts = ", ".join(f"{n} {what}" for n, what in ((prob.assemblies, "assemblies"), (prob.solutions, "solutions"))
-                       if n is not None)
+    counts = ", ".join(f"{n} {what}" for n, what in ((found.stated_assemblies, "assemblies"),
+                                                      (found.stated_solutions, "solutions")) if n is not None)
     stored = f"; BurrTools stored {counts}" if counts else ""
     where = f"written to {output}" if output else "written to stdout"
-    typer.echo(f"{printable(puzzle.name)}: {len(puzzle.pieces)} pieces, {len(puzzle.container)} cells "
+    puzzle = found.puzzle
+    typer.echo(f"{api.printable(puzzle.name)}: {len(puzzle.pieces)} pieces, {len(puzzle.container)} cells "
                f"({len(puzzle.optional)} optional){stored}; {where}", err=True)
     if check:
-        for k, assembly in enumerate(prob.stored):
-            if (why := check_assembly(puzzle, assembly_pieces(bf, problem, assembly))) is not None:
-                raise CpsolveError(f"stored assembly {k} is not a solution: {why}", where=str(file),
-                                   field=f"problems.{problem}.solutions", exit_code=1)
-        typer.echo(f"{len(prob.stored)} stored assemblies checked: each covers the result exactly", err=True)
+        found.check()
+        typer.echo(f"{found.stored} stored assemblies checked: each covers the result exactly", err=True)
 
 
 @app.command("export")
@@ -77,12 +64,10 @@ def export_cmd(
     """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC;
     or its pieces as STL solids for a 3-D printer (-o names a folder; one file per piece)."""
     from .. import api
-    from ..output.text import printable
-    from ..puzzle.catalog import load
 
     if with_solutions is not None and fmt != "xmpuzzle":
         raise CpsolveError("only the xmpuzzle format stores solutions", field="--with-solutions")
-    puzzle = load(model)
+    puzzle = api.load(model)
     solutions = api.read_solutions(with_solutions) if with_solutions is not None else []
     data = api.export(puzzle, fmt, symmetry_breaking=symmetry_breaking, encoding=encoding,  # type: ignore[call-overload]
                       solutions=solutions, unit=unit, clearance=clearance)
@@ -105,7 +90,7 @@ def export_cmd(
         what = f"{len(puzzle.pieces)} pieces and {len(solutions)} solutions written to {output} (BurrTools xmpuzzle)"
     else:
         what = f"{'symmetry-broken ' if symmetry_breaking else ''}problem written to {output} ({fmt})"
-    typer.echo(f"{printable(puzzle.name)}: {what}", err=True)
+    typer.echo(f"{api.printable(puzzle.name)}: {what}", err=True)
 
 
 @app.command()
@@ -119,19 +104,14 @@ def decode(
     Exit 0: a verified solution (drawn). Exit 1: the solver said UNSATISFIABLE or UNKNOWN. Exit 2: the
     files were rejected (another model or options, edited CNF, malformed output, a wrong assignment).
     """
-    from ..output.exchange import decode as decode_answer
-    from ..output.solutions import labelled, rows_as_placements
-    from ..output.text import draw, printable
-    from ..puzzle.catalog import load
-    from ..puzzle.loader import read_text
-    from ..search.enumeration import prepare
+    from .. import api
 
-    prepared = prepare(load(model))
-    result = decode_answer(prepared, read_text(cnf_file), str(cnf_file), read_text(solver_output), str(solver_output))
-    if result.problem is None:
-        typer.echo(result.status)
+    puzzle = api.load(model)
+    found = api.decode(puzzle, cnf_file, solver_output)
+    if found.solution is None:
+        typer.echo(found.status)
         raise typer.Exit(1)
-    typer.echo(draw(labelled(result.problem, rows_as_placements(result.problem, result.rows))))
+    typer.echo(str(found.solution))
     typer.echo(f"\nverified: the answer satisfies every clause of {cnf_file} and is a solution of "
-               f"{printable(prepared.name)}",
+               f"{api.printable(puzzle.name)}",
                err=True)

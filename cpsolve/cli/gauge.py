@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from ..errors import CpsolveError
 from .common import ModelArg, app
 
 
@@ -28,24 +27,16 @@ def estimate(
     it meets; the mean is an unbiased estimate of the number of nodes. The time divides that by the
     engine's node rate on this puzzle, measured on a short sample of its own search.
     """
-    from ..output.text import printable
-    from ..puzzle.catalog import load
-    from ..search.enumeration import prepare, subproblems
-    from ..search.estimate import estimate_run, modelled
+    from .. import api
 
-    prepared = prepare(load(model), symmetry_breaking)
-    if not modelled(prepared.problem):
-        raise CpsolveError("the estimate does not model optional cells or piece ranges yet", where=prepared.name,
-                           exit_code=1)
-    run = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
-    tree = run.tree
-    typer.echo(f"{printable(prepared.name)}: about {tree.nodes:,.0f} search nodes (± {tree.stderr:,.0f}, one standard "
-               f"error, {tree.probes} walks); {prepared.broken.key.describe()}")
-    if run.seconds is None or run.nodes_per_second is None:
+    found = api.estimate(api.load(model), probes=probes, symmetry_breaking=symmetry_breaking)
+    typer.echo(f"{api.printable(found.puzzle)}: about {found.nodes:,.0f} search nodes (± {found.stderr:,.0f}, "
+               f"one standard error, {found.walks} walks); {found.symmetry_breaking}")
+    if found.seconds is None or found.nodes_per_second is None:
         typer.echo("no time estimate: the dlx engine is not built here")
     else:
-        typer.echo(f"about {run.seconds:,.1f} s on one core (± {run.seconds_spread:,.1f} s) at the dlx engine's "
-                   f"{run.nodes_per_second:,.0f} nodes/s on this puzzle")
+        typer.echo(f"about {found.seconds:,.1f} s on one core (± {found.seconds_spread or 0:,.1f} s) at the dlx "
+                   f"engine's {found.nodes_per_second:,.0f} nodes/s on this puzzle")
 
 
 @app.command("journal")
@@ -57,10 +48,10 @@ def journal_cmd(
 
     The journal is checked as a resume would check it (a damaged one is one line, exit 2); its strings
     are shown escaped and the command quoted for the shell: a journal can come from anyone."""
-    from ..output.text import printable
-    from ..search.journal import summary
+    from .. import api
+    from ..api import printable
 
-    s = summary(file)
+    s = api.read_journal(file)
     if as_json:
         typer.echo(json.dumps(s.as_json()))
         return

@@ -14,9 +14,7 @@ from ..errors import CpsolveError
 from .common import app
 
 if TYPE_CHECKING:
-    from ..api import Solution
-    from ..puzzle.model import Puzzle
-    from ..search.result import SolutionClass
+    from ..api import Puzzle, Solution
 
 
 def _solutions_source(source: str) -> tuple[Path | None, str]:
@@ -32,12 +30,11 @@ def _solutions_of(source: str, index: int = 0, limit: int | None = None) -> tupl
     file (the `index`-th; with `limit`, the first `limit`, 0 = all), each with its puzzle when the file
     names one that loads."""
     from .. import api
-    from ..puzzle.catalog import load
 
     path, name = _solutions_source(source)
     puzzle: Puzzle | None
     if path is None:
-        puzzle = load(source)
+        puzzle = api.load(source)
         found = api.solve(puzzle)
         if found is None:
             raise CpsolveError("no solution found", where=puzzle.name, exit_code=1)
@@ -70,7 +67,6 @@ def draw_cmd(
 ) -> None:
     """Draw a solution as shaded cubes (PNG or SVG): colours, piece outlines, a legend."""
     from .. import api
-    from ..puzzle.catalog import load
 
     fmt = output.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
@@ -79,7 +75,7 @@ def draw_cmd(
     heading: bool | str
     if pieces:
         path, name = _solutions_source(source)
-        puzzle = load(source) if path is None else _solutions_of(source, index)[1]
+        puzzle = api.load(source) if path is None else _solutions_of(source, index)[1]
         if puzzle is None:
             raise CpsolveError("--pieces needs the puzzle: the file names none that can be loaded", where=name)
         what, heading = puzzle, True
@@ -140,19 +136,20 @@ def disassemble_cmd(
     max_states: Annotated[int | None, typer.Option(min=1, help="Give up after this many states (exit 1).")] = None,
 ) -> None:
     """Take one assembly apart by sliding pieces: the shortest way, its level (a.b.c), or where it is stuck."""
-    from ..analysis.disassembly import TooManyStates, disassemble, disassembly_json, format_level
+    from .. import api
+    from ..api import printable
 
-    name, pieces, groups, stored = _assembly_to_disassemble(source, index)
+    solution = _assembly_to_disassemble(source, index)
+    name, burrtools = solution.name, solution.burrtools_level
     try:
-        found = disassemble(pieces, groups, max_states=max_states)
-    except TooManyStates as exc:
-        raise CpsolveError(f"{exc} (--max-states)", where=source, exit_code=1) from None
-    burrtools = None if stored is None else format_level(stored)
+        found = api.disassemble(solution, max_states=max_states)
+    except CpsolveError as exc:
+        if exc.field != "max_states":
+            raise
+        raise CpsolveError(f"{exc.message} (--max-states)", where=source, exit_code=1) from None
     if as_json:
-        typer.echo(json.dumps({"puzzle": name, "index": index, **disassembly_json(found),
-                               "burrtools_level": burrtools}))
+        typer.echo(json.dumps({"puzzle": name, "index": index, **found.as_json(), "burrtools_level": burrtools}))
         return
-    from ..output.text import printable
 
     def say(line: str) -> None:  # names come from the solutions file: each line shown escaped
         typer.echo(printable(line))
@@ -180,48 +177,27 @@ def disassemble_cmd(
             say(f"  {number:>4}. {m.text()}")
 
 
-def _assembly_to_disassemble(
-    source: str, index: int
-) -> tuple[str, dict[str, list[tuple[int, int, int]]], tuple[frozenset[str], ...], tuple[int, ...] | None]:
-    """(puzzle name, {label: cells}, groups, the level BurrTools stored with it or None) from a solutions
-    file line, a BurrTools file's stored assembly, or a model's N-th class."""
-    from ..analysis.disassembly import puzzle_groups
+def _assembly_to_disassemble(source: str, index: int) -> Solution:
+    """The assembly to take apart: a solutions file's line, a BurrTools file's stored assembly (with the
+    level BurrTools stored), or a model's N-th class."""
+    from .. import api
 
     path = Path(source)
     if path.suffix == ".jsonl":
-        from ..output.solutions import read_solution_line
-        from ..puzzle.catalog import load
-
-        record = read_solution_line(path, index)
-        name = str(record.get("puzzle", path.name))
-        try:  # the puzzle's groups, when the file names a puzzle that can be found
-            groups = puzzle_groups(load(name))
-        except CpsolveError:
-            groups = ()
-        return name, record["pieces"], groups, None
-    from ..output.solutions import labelled
-    from ..puzzle.catalog import load
-    from ..search.backends import for_problem
-    from ..search.enumeration import enumerate_classes, prepare
-
-    puzzle = load(source)
+        (found,) = api.read_solutions(path, 1, start=index)
+        return found
+    puzzle = api.load(source)
     if puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=source)
     if path.suffix == ".xmpuzzle":  # BurrTools keeps its solutions in the file: take those as they are
-        from ..puzzle.burrtools import assembly_pieces, parse_xmpuzzle, select_problem
-
-        bf = parse_xmpuzzle(path)
-        stored = select_problem(bf, 0).stored
+        stored = api.stored_solutions(path)
         if stored:
             if index >= len(stored):
                 raise CpsolveError(f"stores {len(stored)} assemblies (indices 0 to {len(stored) - 1}); there is no "
                                    f"index {index}", where=source)
-            return puzzle.name, assembly_pieces(bf, 0, stored[index]), puzzle_groups(puzzle), stored[index].level
-    prepared = prepare(puzzle, True)
-    engine = for_problem("auto", prepared.problem)
-    classes: list[SolutionClass] = []
-    enumerate_classes(prepared, engine, limit=index + 1, workers=1, on_class=classes.append)
+            return stored[index]
+    classes = list(api.enumerate(puzzle, limit=index + 1))
     if len(classes) <= index:
         raise CpsolveError(f"has {len(classes)} solution classes (indices 0 to {len(classes) - 1}); there is no "
                            f"index {index}", where=source)
-    return puzzle.name, labelled(prepared.problem, classes[index].placements), puzzle_groups(puzzle), None
+    return classes[index]

@@ -203,13 +203,16 @@ def read_solution_line(path: Path, index: int) -> dict[str, Any]:
                        where=str(path))
 
 
-def read_solutions(path: Path, limit: int = 0) -> list[dict[str, Any]]:
-    """Every solution line of a JSON-lines file (the first `limit` when > 0), each checked as
-    `read_solution_line` checks one; a file with none is an error. One pass over the file."""
+def read_solutions(path: Path, limit: int = 0, start: int = 0) -> list[dict[str, Any]]:
+    """The solution lines of a JSON-lines file from line `start` (0-based; the first `limit` when > 0),
+    each checked as `read_solution_line` checks one; a file with none there is an error. One pass."""
     out: list[dict[str, Any]] = []
+    n = -1
     try:
         with path.open(encoding="utf-8") as fh:
             for n, line in enumerate(fh):
+                if n < start:
+                    continue
                 if limit and len(out) >= limit:
                     break
                 if line.strip():
@@ -217,6 +220,9 @@ def read_solutions(path: Path, limit: int = 0) -> list[dict[str, Any]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise unreadable(path, exc) from None
     if not out:
+        if start:
+            raise CpsolveError(f"holds {n + 1} solutions (indices 0 to {n}); there is no index {start}",
+                               where=str(path))
         raise CpsolveError("holds no solutions", where=str(path))
     return out
 
