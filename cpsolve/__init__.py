@@ -24,6 +24,7 @@ __all__ = [
     "Report",
     "Result",
     "Solution",
+    "Source",
     "Suggestion",
     "UniqueDesign",
     "__version__",
@@ -53,6 +54,7 @@ __all__ = [
     "run",
     "schema",
     "solve",
+    "source",
     "stored_solutions",
 ]
 

@@ -29,6 +29,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Literal, NamedTuple, overload
@@ -51,11 +52,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BackendInfo", "Comparison", "Counts", "CpsolveError", "CpsolveNotice", "Decoded", "Enumeration", "Estimate",
-    "Imported", "Puzzle", "Report", "Result", "Solution", "Suggestion", "UniqueDesign",
+    "Imported", "Puzzle", "Report", "Result", "Solution", "Source", "Suggestion", "UniqueDesign",
     "backends", "compare", "count", "decode", "design_pieces", "design_snakes", "design_unique", "disassemble",
     "draw", "enumerate", "estimate", "export", "import_xmpuzzle", "load", "models", "page", "printable",
     "puzzle_from_dict", "puzzle_from_xmpuzzle", "puzzle_from_yaml", "read_journal", "read_solutions", "report",
-    "run", "schema", "solve", "stored_solutions",
+    "run", "schema", "solve", "source", "stored_solutions",
 ]
 
 PathLike = str | os.PathLike[str]
@@ -75,11 +76,13 @@ def models() -> list[str]:
     return builtin_names()
 
 
-def load(model: PathLike) -> Puzzle:
-    """A built-in model by name, or a puzzle file (YAML, or a BurrTools `.xmpuzzle`, its first problem).
+def load(model: PathLike, problem: int | None = None) -> Puzzle:
+    """A built-in model by name, or a puzzle file: YAML, or BurrTools (problem `problem`, 0 by default),
+    told apart by their content (`source`).
 
     The file is read again on every call (the command line's loader keeps what it read, which in a
-    notebook would hide an edit to the file); errors name the file and the field.
+    notebook would hide an edit to the file); errors name the file and the field. A solutions file is
+    not a puzzle: the error names the puzzle it holds solutions of.
 
     >>> soma = cpsolve.load("soma")
     >>> soma.name, soma.n_pieces, len(soma.container)
@@ -88,9 +91,176 @@ def load(model: PathLike) -> Puzzle:
     Traceback (most recent call last):
     cpsolve.errors.CpsolveError: no-such-model.yaml: no such puzzle file
     """
-    from .puzzle.catalog import load as load_cached
+    return source(model, problem).require_puzzle()
 
-    return load_cached.__wrapped__(os.fspath(model))
+
+SourceKind = Literal["model", "puzzle", "xmpuzzle", "solutions"]
+_KINDS: dict[str, str] = {"model": "a built-in model", "puzzle": "a puzzle file", "xmpuzzle": "a BurrTools file",
+                          "solutions": "a solutions file"}
+
+
+def source(text: PathLike, problem: int | None = None) -> Source:
+    """What a command's MODEL or FILE argument names: a built-in model, a YAML puzzle file, a BurrTools
+    file (its problem `problem`, 0 by default) or a solutions file (JSON lines of `cpsolve enumerate`),
+    recognised by its content, never by its name: gzip or XML is BurrTools, a first line that is a
+    solution line is solutions, anything else is read as YAML. A bare built-in name means the model,
+    even where a file of that name exists here (a notice says `./NAME` means the file). Every command
+    reads its argument through this one function.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> bar = "name: bar\\ncontainer: {box: [3, 1, 1]}\\npieces: {I: {layers: [['###']]}}"
+    >>> _ = (folder / "bar.yaml").write_text(bar)
+    >>> with open(folder / "found.txt", "w") as out:
+    ...     r = cpsolve.run(cpsolve.load(folder / "bar.yaml"), lambda s: print(s.as_line(), file=out))
+    >>> [cpsolve.source(x).kind for x in ("soma", folder / "bar.yaml", folder / "found.txt")]
+    ['model', 'puzzle', 'solutions']
+    >>> cpsolve.load(folder / "found.txt")
+    Traceback (most recent call last):
+    cpsolve.errors.CpsolveError: .../found.txt: is a solutions file, not a puzzle (this file names puzzle bar)
+    >>> cpsolve.source("soma", problem=1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    cpsolve.errors.CpsolveError: problem: soma is a built-in model, not a BurrTools file: ...
+    """
+    from .puzzle.catalog import models_dir, resolve
+
+    given = os.fspath(text)
+    found = resolve(given)
+    kind: SourceKind = "model" if found == models_dir() / f"{given}.yaml" else _kind_of(Path(str(found)))
+    if problem is not None and kind != "xmpuzzle":
+        raise CpsolveError(f"{given} is {_KINDS[kind]}, not a BurrTools file: only BurrTools files hold several "
+                           "problems", field="problem")
+    if problem is not None and problem < 0:
+        raise CpsolveError(f"must be 0 or more, not {problem}", field="problem")
+    return Source(given, kind, problem if kind != "xmpuzzle" else problem or 0)
+
+
+def _kind_of(path: Path) -> SourceKind:
+    """A file's kind from its first bytes (see `source`)."""
+    from .errors import unreadable
+    from .output.solutions import is_solution_line
+
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(2)
+            if head == b"\x1f\x8b":
+                return "xmpuzzle"
+            first = head + fh.readline(SNIFF_BYTES)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    text = first.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"<"):
+        return "xmpuzzle"
+    if text.startswith(b"{") and is_solution_line(first):
+        return "solutions"
+    if not text and path.suffix == ".jsonl":  # an empty solutions file: the content cannot tell
+        return "solutions"
+    return "puzzle"
+
+
+SNIFF_BYTES = 64 << 20
+"""How much of a file's first line `source` reads to tell a solutions line (a 20,000-cell puzzle's line
+is about 300 KB) from a puzzle file."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A command's MODEL or FILE argument, recognised (`source`): what it is, its puzzle, its solutions."""
+
+    given: str
+    """The name or path as given."""
+    kind: SourceKind
+    """"model" (built in), "puzzle" (a YAML file), "xmpuzzle" (BurrTools) or "solutions" (JSON lines)."""
+    problem: int | None = None
+    """The BurrTools file's problem (0-based); None for the other kinds."""
+
+    @property
+    def what(self) -> str:
+        """The kind in words: "a built-in model", "a puzzle file", "a BurrTools file", "a solutions file"."""
+        return _KINDS[self.kind]
+
+    @property
+    def path(self) -> Path | None:
+        return None if self.kind == "model" else Path(self.given)
+
+    @cached_property
+    def puzzle(self) -> Puzzle | None:
+        """The puzzle; for a solutions file the one its lines name, when that loads (a built-in model, a
+        path), else None."""
+        if self.kind == "solutions":
+            name = self.named
+            if name is None:
+                return None
+            try:
+                return load(name)
+            except CpsolveError:
+                return None
+        if self.kind == "xmpuzzle":
+            from .puzzle.burrtools import read_xmpuzzle
+
+            return read_xmpuzzle(Path(self.given), self.problem or 0)
+        from .puzzle.catalog import read
+
+        return read(self.given)
+
+    @cached_property
+    def named(self) -> str | None:
+        """The puzzle's name: the one a solutions file's first line gives (None for an empty file)."""
+        if self.kind != "solutions":
+            puzzle = self.puzzle
+            return None if puzzle is None else puzzle.name
+        from .output.solutions import read_solutions as read_lines
+
+        try:
+            return str(read_lines(Path(self.given), 1)[0].get("puzzle", "")) or None
+        except CpsolveError:
+            return None
+
+    def require_puzzle(self, command: str | None = None) -> Puzzle:
+        """The puzzle; for a solutions file, one line saying that `command` (or this) takes a puzzle."""
+        if self.kind == "solutions":
+            needs = f"; {command} takes a puzzle" if command else ", not a puzzle"
+            names = "" if self.named is None else f" (this file names puzzle {self.named})"
+            raise CpsolveError(f"is a solutions file{needs}{names}", where=self.given)
+        puzzle = self.puzzle
+        assert puzzle is not None
+        return puzzle
+
+    def stored(self, limit: int = 0, *, start: int = 0) -> list[Solution]:
+        """What the file holds, from `start` (the first `limit` when > 0): a solutions file's lines, a
+        BurrTools file's stored assemblies; none for a model or a YAML file."""
+        if self.kind == "solutions":
+            return read_solutions(Path(self.given), limit, start=start)
+        if self.kind == "xmpuzzle":
+            return _stored(Path(self.given), self.problem or 0, limit, start)
+        return []
+
+    def solutions(self, limit: int = 0, *, start: int = 0) -> list[Solution]:
+        """The solutions from `start` (the first `limit` when > 0): those the file holds (`stored`), else
+        the puzzle's classes in the order one worker finds them (`enumerate`)."""
+        held = self.stored(limit, start=start)
+        if held or self.kind == "solutions":
+            return held
+        found = list(enumerate(self.require_puzzle(), limit=start + limit if limit else 0))
+        if len(found) <= start:
+            if not found:
+                raise CpsolveError("has no solution", where=self.given, exit_code=1)
+            raise CpsolveError(f"has {len(found)} solution classes (indices 0 to {len(found) - 1}); there is no "
+                               f"index {start}", where=self.given)
+        return found[start:]
+
+    def solution(self, index: int | None = None) -> Solution:
+        """Solution `index` (0-based) of `solutions`; None: the first there is, which for a puzzle with
+        none stored is the first the search finds (`solve`), not its class 0."""
+        if index is not None:
+            return self.solutions(1, start=index)[0]
+        held = self.stored(1)
+        if held:
+            return held[0]
+        found = solve(self.require_puzzle())
+        if found is None:
+            raise CpsolveError("has no solution", where=self.given, exit_code=1)
+        return found
 
 
 def puzzle_from_yaml(text: str, where: str = "<yaml>") -> Puzzle:
@@ -416,10 +586,10 @@ def run(
         on_start()
     prepare_seconds = time.perf_counter() - began
     path = None if out is None or out is False else default_solutions_path(puzzle.name) if out is True else Path(out)
-    source = Path(puzzle.origin) if puzzle.origin and Path(puzzle.origin).is_file() else None
+    origin = Path(puzzle.origin) if puzzle.origin and Path(puzzle.origin).is_file() else None
     if path is not None:
-        check_destination(path, source)
-    book = _journal_plan(journal, resume, path, source, command)
+        check_destination(path, origin)
+    book = _journal_plan(journal, resume, path, origin, command)
     sink: SolutionsFile | None = None
     problem = prepared.problem
     lines = LineWriter(prepared.name, problem)
@@ -1197,15 +1367,24 @@ def stored_solutions(path: PathLike, problem: int = 0) -> list[Solution]:
     >>> first = cpsolve.solve(soma)
     >>> _ = path.write_bytes(cpsolve.export(soma, "xmpuzzle", solutions=[first]))
     >>> [sorted(s.pieces) == sorted(first.pieces) for s in cpsolve.stored_solutions(path)]
-    [True]"""
+    [True]
+    """
+    return _stored(Path(path), problem)
+
+
+def _stored(path: Path, problem: int, limit: int = 0, start: int = 0) -> list[Solution]:
     from .analysis.disassembly import format_level
     from .puzzle.burrtools import assembly_pieces, parse_xmpuzzle, read_xmpuzzle, select_problem
 
-    puzzle = read_xmpuzzle(Path(path), problem)
-    bf = parse_xmpuzzle(Path(path))
+    puzzle = read_xmpuzzle(path, problem)
+    bf = parse_xmpuzzle(path)
+    held = select_problem(bf, problem).stored
+    if held and start >= len(held):
+        raise CpsolveError(f"stores {len(held)} assemblies (indices 0 to {len(held) - 1}); there is no index "
+                           f"{start}", where=str(path))
+    chosen = held[start:start + limit] if limit else held[start:]
     return [Solution(puzzle.name, _frozen(assembly_pieces(bf, problem, a)), puzzle=puzzle,
-                     burrtools_level=None if a.level is None else format_level(a.level))
-            for a in select_problem(bf, problem).stored]
+                     burrtools_level=None if a.level is None else format_level(a.level)) for a in chosen]
 
 
 @dataclass(frozen=True)

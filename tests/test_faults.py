@@ -280,9 +280,9 @@ EARLY = {
     "importing": "import os, signal, sys; sys.argv[0] = 'cpsolve'\n"
                  "import cpsolve.cli\nos.kill(os.getpid(), signal.SIGINT)\nimport time; time.sleep(10)\n",
     "loading": "import os, signal, sys; sys.argv = ['cpsolve', 'enumerate', 'bedlam', '-q']\n"
-               "import cpsolve.cli, cpsolve.puzzle.catalog as c\nload = c.load\n"
-               "def interrupted(name):\n    os.kill(os.getpid(), signal.SIGINT)\n    return load(name)\n"
-               "c.load = interrupted\ncpsolve.cli.main()\n",
+               "import cpsolve.cli, cpsolve.puzzle.catalog as c\nread = c.read\n"
+               "def interrupted(name):\n    os.kill(os.getpid(), signal.SIGINT)\n    return read(name)\n"
+               "c.read = interrupted\ncpsolve.cli.main()\n",
 }
 
 

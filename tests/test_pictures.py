@@ -257,7 +257,7 @@ def test_cli_rejects_bad_picture_options_in_one_line(tmp_path: Path) -> None:
     for args, needle in [
         (["soma", "-o", str(tmp_path / "x.gif")], "--output"),
         (["soma", "-o", str(tmp_path / "x.png"), "--view", "sideways"], "--view"),
-        (["soma", "-o", str(tmp_path / "x.png"), "--sheet", "3"], "--sheet"),
+        (["soma", "-o", str(tmp_path / "x.png"), "--sheet", "3", "--pieces"], "--sheet"),
     ]:
         proc = run_cli("draw", *args)
         assert proc.returncode == 2

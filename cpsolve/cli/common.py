@@ -19,7 +19,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 STARTED = time.time()
 """When this command started (before its imports): `--timeout` is a deadline counted from here."""
@@ -42,6 +42,9 @@ from typer._click.exceptions import ClickException, NoArgsIsHelpError  # noqa: E
 from .. import limits  # noqa: E402
 from ..errors import CpsolveError, CpsolveNotice  # noqa: E402
 
+if TYPE_CHECKING:
+    from ..api import Puzzle
+
 app = typer.Typer(
     help="Solve, count, take apart, draw and design polycube packing, burr and snake-cube puzzles; compare solver "
     "backends on the same model.",
@@ -50,7 +53,10 @@ app = typer.Typer(
     add_completion=False,
 )
 
-ModelArg = Annotated[str, typer.Argument(help="A built-in model name (see `cpsolve list`) or a puzzle file path.")]
+ModelArg = Annotated[str, typer.Argument(
+    help="A built-in model name (see `cpsolve list`), or a puzzle file: YAML or BurrTools (.xmpuzzle; --problem N).")]
+ProblemOpt = Annotated[int | None, typer.Option(
+    "--problem", min=0, show_default="0", help="Which problem of a BurrTools file (0-based).")]
 BackendOpt = Annotated[
     str,
     typer.Option("--backend", "-b",
@@ -264,6 +270,14 @@ def _remaining(timeout: float | None) -> float | None:
     """What is left of `--timeout` after importing, loading and preparing: the deadline counts from
     the command's start, so that `--timeout S` ends the whole command within S + about a second."""
     return None if timeout is None else max(timeout - (time.time() - STARTED), 1e-3)
+
+
+def puzzle_of(text: str, problem: int | None, command: str) -> Puzzle:
+    """The puzzle a command's MODEL names (`cpsolve.source`: recognised by content); a solutions file is
+    refused in one line that names the command and the puzzle the file holds solutions of."""
+    from .. import api
+
+    return api.source(text, problem).require_puzzle(command)
 
 
 def default_workers() -> int:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import BackendOpt, ModelArg, WorkersOpt, app, default_workers
+from .common import BackendOpt, ModelArg, ProblemOpt, WorkersOpt, app, default_workers, puzzle_of
 
 design_app = typer.Typer(help="Design puzzles with exactly one solution: snake cubes, piece sets, pieces to fix.",
                          no_args_is_help=True)
@@ -113,9 +113,10 @@ def design_pieces(
 
     show = _DesignProgress(quiet)
     try:
-        summary = api.design_pieces(box, api.load(str(pool_file)) if pool_file else pool, copies=copies,
-                                        backend=backend, out=out, puzzles=puzzles, max_files=max_files,
-                                        timeout=timeout, workers=workers or default_workers(), progress=show)
+        pooled = puzzle_of(str(pool_file), None, "--pool-file") if pool_file else pool
+        summary = api.design_pieces(box, pooled, copies=copies, backend=backend, out=out, puzzles=puzzles,
+                                    max_files=max_files, timeout=timeout, workers=workers or default_workers(),
+                                    progress=show)
     finally:
         show.close()
     _echo_summary(summary, as_json)
@@ -130,6 +131,7 @@ def design_unique(
     limit: Annotated[int, typer.Option(min=1, help="At most this many suggestions (one per orbit).")] = 5,
     puzzles: Annotated[Path | None, typer.Option(help="Write each suggestion as a puzzle file here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
+    problem: ProblemOpt = None,
 ) -> None:
     """The fewest changes (one, else two) that leave exactly one assembly: fixed pieces, colour marks or holes.
 
@@ -138,8 +140,8 @@ def design_unique(
     """
     from .. import api
 
-    found = api.design_unique(api.load(model), change, backend=backend, limit=limit, puzzles=puzzles,
-                                  source=f"cpsolve design unique {model} --change {change}")
+    found = api.design_unique(puzzle_of(model, problem, "design unique"), change, backend=backend, limit=limit,
+                              puzzles=puzzles, source=f"cpsolve design unique {model} --change {change}")
     if as_json:
         typer.echo(json.dumps(found.as_json()))
         return

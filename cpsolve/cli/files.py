@@ -5,18 +5,21 @@ solver, BurrTools or a 3-D printer) and decode (a SAT solver's answer to an expo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import CpsolveError
-from .common import ModelArg, app
+from .common import ModelArg, ProblemOpt, app, puzzle_of
+
+if TYPE_CHECKING:
+    from ..api import Solution
 
 
 @app.command("import")
 def import_cmd(
-    file: Annotated[Path, typer.Argument(help="A BurrTools .xmpuzzle file (gzip or plain XML).")],
-    problem: Annotated[int, typer.Option("--problem", min=0, help="Which problem of the file (0-based).")] = 0,
+    file: Annotated[str, typer.Argument(help="A BurrTools .xmpuzzle file (gzip or plain XML).")],
+    problem: ProblemOpt = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="The YAML file to write (default: stdout).")]
     = None,
     check: Annotated[bool, typer.Option("--check", help="Check every assembly stored in the file.")] = False,
@@ -25,7 +28,10 @@ def import_cmd(
     verify that each stored assembly covers the result exactly."""
     from .. import api
 
-    found = api.import_xmpuzzle(file, problem)
+    src = api.source(file, problem)
+    if src.kind != "xmpuzzle":
+        raise CpsolveError(f"is {src.what}; import takes a BurrTools file (.xmpuzzle)", where=file)
+    found = api.import_xmpuzzle(file, src.problem or 0)
     if output is None:
         typer.echo(found.yaml, nl=False)
     else:
@@ -54,12 +60,14 @@ def export_cmd(
                           "or stl (pieces to print).")
     ] = "dimacs",
     with_solutions: Annotated[
-        Path | None, typer.Option(help="xmpuzzle: also store these solutions (a JSON-lines file of `enumerate`).")
+        str | None, typer.Option(help="xmpuzzle: also store these solutions (a solutions file of `enumerate`, or a "
+                                      "BurrTools file's stored assemblies).")
     ] = None,
     encoding: Annotated[str | None, typer.Option(help="Cardinality encoding of the CNF (pysat's names).")] = None,
     symmetry_breaking: Annotated[bool, typer.Option(help="Export the symmetry-broken problem.")] = True,
     unit: Annotated[float, typer.Option("--unit", min=0.1, help="stl: cube size in millimetres.")] = 10.0,
     clearance: Annotated[float, typer.Option(min=0.0, help="stl: gap between printed pieces, in millimetres.")] = 0.0,
+    problem: ProblemOpt = None,
 ) -> None:
     """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC;
     or its pieces as STL solids for a 3-D printer (-o names a folder; one file per piece)."""
@@ -67,8 +75,8 @@ def export_cmd(
 
     if with_solutions is not None and fmt != "xmpuzzle":
         raise CpsolveError("only the xmpuzzle format stores solutions", field="--with-solutions")
-    puzzle = api.load(model)
-    solutions = api.read_solutions(with_solutions) if with_solutions is not None else []
+    puzzle = puzzle_of(model, problem, "export")
+    solutions = [] if with_solutions is None else _held(with_solutions)
     data = api.export(puzzle, fmt, symmetry_breaking=symmetry_breaking, encoding=encoding,  # type: ignore[call-overload]
                       solutions=solutions, unit=unit, clearance=clearance)
     try:
@@ -93,11 +101,23 @@ def export_cmd(
     typer.echo(f"{api.printable(puzzle.name)}: {what}", err=True)
 
 
+def _held(text: str) -> list[Solution]:
+    """The solutions `--with-solutions` names: a solutions file's, or those a BurrTools file stores."""
+    from .. import api
+
+    src = api.source(text)
+    if src.kind not in ("solutions", "xmpuzzle"):
+        raise CpsolveError(f"{text} is {src.what}: give a solutions file (or a BurrTools file with stored "
+                           "assemblies)", field="--with-solutions")
+    return src.stored()
+
+
 @app.command()
 def decode(
     model: ModelArg,
     cnf_file: Annotated[Path, typer.Argument(help="The CNF written by `cpsolve export --format dimacs`.")],
     solver_output: Annotated[Path, typer.Argument(help="The SAT solver's output (s and v lines).")],
+    problem: ProblemOpt = None,
 ) -> None:
     """Check a SAT solver's answer to an exported CNF and draw the solution.
 
@@ -106,7 +126,7 @@ def decode(
     """
     from .. import api
 
-    puzzle = api.load(model)
+    puzzle = puzzle_of(model, problem, "decode")
     found = api.decode(puzzle, cnf_file, solver_output)
     if found.solution is None:
         typer.echo(found.status)

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from .common import ModelArg, app
+from .common import ModelArg, ProblemOpt, app, puzzle_of
 
 
 @app.command()
@@ -20,6 +20,7 @@ def estimate(
     model: ModelArg,
     probes: Annotated[int, typer.Option(min=10, max=10_000_000, help="Random walks through the search tree.")] = 4000,
     symmetry_breaking: Annotated[bool, typer.Option(help="Estimate the symmetry-broken search.")] = True,
+    problem: ProblemOpt = None,
 ) -> None:
     """Estimate the size of the search and its time on the dlx engine before running it.
 
@@ -29,7 +30,7 @@ def estimate(
     """
     from .. import api
 
-    found = api.estimate(api.load(model), probes=probes, symmetry_breaking=symmetry_breaking)
+    found = api.estimate(puzzle_of(model, problem, "estimate"), probes=probes, symmetry_breaking=symmetry_breaking)
     typer.echo(f"{api.printable(found.puzzle)}: about {found.nodes:,.0f} search nodes (± {found.stderr:,.0f}, "
                f"one standard error, {found.walks} walks); {found.symmetry_breaking}")
     if found.seconds is None or found.nodes_per_second is None:

@@ -18,6 +18,7 @@ from . import common  # common.STARTED, read when used: main() resets it for a l
 from .common import (
     BackendOpt,
     ModelArg,
+    ProblemOpt,
     TimeoutOpt,
     WorkersOpt,
     _alarm_at_deadline,
@@ -28,6 +29,7 @@ from .common import (
     _table,
     app,
     default_workers,
+    puzzle_of,
 )
 
 if TYPE_CHECKING:
@@ -87,12 +89,14 @@ def enumerate_cmd(
     cluster: Annotated[str | None, typer.Option(
         help="Run the subproblems on a Dask cluster: tcp://HOST:8786, or local:N for N local worker processes "
              "(pip install 'cpsolve[cluster]').")] = None,
+    problem: ProblemOpt = None,
 ) -> None:
     """Find every solution and count them: in all, up to rotation, and up to rotation and reflection."""
     from .. import api
 
     _alarm_at_deadline(timeout)
-    puzzle = api.load(model)
+    src = api.source(model, problem)
+    puzzle = src.require_puzzle("enumerate")
     result = api.run(
         puzzle, backend=backend, workers=workers or default_workers(), limit=limit, timeout=_remaining(timeout),
         symmetry_breaking=symmetry_breaking, progress=not quiet, out=(out or True) if save else None,
@@ -106,7 +110,7 @@ def enumerate_cmd(
         if result.journal is not None and not result.complete:
             typer.echo(f"journal {api.printable(result.journal)}: {result.subproblems_done} of "
                        f"{result.subproblems} subproblems done; the same command with --resume continues the run")
-        if (puzzle.origin or "").lower().endswith(".xmpuzzle"):
+        if src.kind == "xmpuzzle":
             c = result.counts
             typer.echo(f"BurrTools counts assemblies up to rotation and, unless 'Keep Mirror Solutions' is on, "
                        f"reflection: compare {c.unique_symmetry} (burrTxt) or {c.unique_rotation} (kept mirrors)")
@@ -163,12 +167,13 @@ def solve(
     backend: BackendOpt = "auto",
     timeout: TimeoutOpt = None,
     symmetry_breaking: Annotated[bool, typer.Option(help="Fix a key piece to one placement per orbit.")] = True,
+    problem: ProblemOpt = None,
 ) -> None:
     """Find one solution and draw it as z-layers, one letter per piece."""
     from .. import api
 
     _alarm_at_deadline(timeout)
-    puzzle = api.load(model)
+    puzzle = puzzle_of(model, problem, "solve")
     found = api.solve(puzzle, backend, timeout=_remaining(timeout), symmetry_breaking=symmetry_breaking,
                           on_start=_alarm_off)
     if found is None:
@@ -180,19 +185,24 @@ def solve(
 
 @app.command()
 def show(
-    file: Annotated[Path, typer.Argument(help="A JSON-lines file written by `cpsolve enumerate`.")],
-    index: Annotated[int, typer.Option(min=0, help="Which solution (0-based).")] = 0,
+    file: Annotated[str, typer.Argument(help="A solutions file of `cpsolve enumerate`, a BurrTools file (its stored "
+                                             "assemblies), or a model (solved first).")],
+    index: Annotated[int | None, typer.Option(min=0, show_default="0; a model: the first solution found",
+                                              help="Which solution (0-based).")] = None,
+    problem: ProblemOpt = None,
 ) -> None:
-    """Draw one solution of an earlier enumeration."""
+    """Draw one solution as z-layers: of an earlier enumeration, stored in a BurrTools file, or found now."""
     from .. import api
 
-    (solution,) = api.read_solutions(file, 1, start=index)
+    src = api.source(file, problem)
+    solution = src.solution(index)
     try:
         picture = str(solution)
     except CpsolveError as exc:
-        raise exc.located(f"{file}:{index + 1}") from None
+        raise exc.located(f"{file}:{(index or 0) + 1}" if src.kind == "solutions" else file) from None
+    which = "a solution" if index is None and solution.index is None else f"solution {index or 0}"
     assemblies = "?" if solution.assemblies is None else solution.assemblies
-    typer.echo(api.printable(f"{solution.name}, solution {index} (assemblies: {assemblies})"))
+    typer.echo(api.printable(f"{solution.name}, {which} (assemblies: {assemblies})"))
     typer.echo(picture)
 
 
@@ -216,6 +226,7 @@ def compare(
                                          help="Processes per backend.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
     out: Annotated[Path | None, typer.Option(help="Append the rows, one JSON object per line.")] = None,
+    problem: ProblemOpt = None,
 ) -> None:
     """Run one model on several backends; the counts must agree (exit 1 names the one that does not).
 
@@ -224,7 +235,7 @@ def compare(
     """
     from .. import api
 
-    puzzle = api.load(model)
+    puzzle = puzzle_of(model, problem, "compare")
     sink = _open_output(out, "a")
     write_error: str | None = None
 

@@ -227,6 +227,20 @@ def read_solutions(path: Path, limit: int = 0, start: int = 0) -> list[dict[str,
     return out
 
 
+def is_solution_line(line: bytes) -> bool:
+    """Whether a file whose first line is `line` is a solutions file (what `cpsolve.source` asks): that line is
+    a JSON object with `pieces`, and not a puzzle file written as one line of JSON, whose `pieces` maps
+    names to pieces (mappings), where a solution's maps labels to cells (lists)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(record, dict) or "pieces" not in record:
+        return False
+    pieces = record["pieces"]
+    return not (isinstance(pieces, dict) and pieces and all(isinstance(v, dict) for v in pieces.values()))
+
+
 def _parse_line(line: str, path: Path, n: int) -> dict[str, Any]:
     where = f"{path}:{n + 1}"
     try:
