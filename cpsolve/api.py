@@ -25,6 +25,7 @@ import builtins
 import contextlib
 import json
 import os
+import re
 import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -249,9 +250,15 @@ class Source:
                                f"index {start}", where=self.given)
         return found[start:]
 
-    def solution(self, index: int | None = None) -> Solution:
+    def solution(self, index: int | None = None, *, id: str | None = None) -> Solution:
         """Solution `index` (0-based) of `solutions`; None: the first there is, which for a puzzle with
-        none stored is the first the search finds (`solve`), not its class 0."""
+        none stored is the first the search finds (`solve`), not its class 0. With `id`, the one solution
+        whose id starts with it (4 to 16 hex digits), wherever it stands: among those the file holds, else
+        among the puzzle's classes (all of them are found to make sure the prefix is unique)."""
+        if id is not None:
+            if index is not None:
+                raise CpsolveError("give an index or an id, not both", field="id")
+            return self._by_id(id)
         if index is not None:
             return self.solutions(1, start=index)[0]
         held = self.stored(1)
@@ -261,6 +268,51 @@ class Source:
         if found is None:
             raise CpsolveError("has no solution", where=self.given, exit_code=1)
         return found
+
+    def _by_id(self, prefix: str) -> Solution:
+        from .problem.canonical import ID_DIGITS
+
+        wanted = prefix.strip().lower()
+        if not re.fullmatch(f"[0-9a-f]{{4,{ID_DIGITS}}}", wanted):
+            raise CpsolveError(f"an id is 4 to {ID_DIGITS} hex digits (the start of a solution's id), not {prefix!r}",
+                               field="id")
+        held = self.stored()
+        if not held and self.kind != "solutions":
+            held = self.solutions()
+        if any(s.id is None for s in held):  # a file from before ids, a BurrTools file's stored assemblies
+            held = _with_ids(self.puzzle, held, self.given)
+        matches = [s for s in held if s.id is not None and s.id.startswith(wanted)]
+        if not matches:
+            raise CpsolveError(f"no solution has an id starting {wanted} (of {_plural(len(held), 'solution')})",
+                               where=self.given)
+        if len({s.id for s in matches}) > 1:
+            shown = ", ".join(sorted({str(s.id) for s in matches})[:3])
+            raise CpsolveError(f"{wanted} starts the ids of {len(matches)} solutions ({shown}...): give more digits",
+                               where=self.given)
+        return matches[0]
+
+
+def _plural(n: int, word: str, words: str | None = None) -> str:
+    """"1 solution", "2 solutions": a count with its noun, singular for one."""
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
+def _with_ids(puzzle: Puzzle | None, solutions: Sequence[Solution], where: str) -> list[Solution]:
+    """The solutions with their class ids (`Solution.id`), worked out from the puzzle where they are missing."""
+    from .output.solutions import rows_of
+    from .problem.canonical import class_id
+    from .search.enumeration import prepare
+
+    if puzzle is None:
+        raise CpsolveError("its lines have no ids and the puzzle they name cannot be loaded to work them out",
+                           where=where)
+    prepared = prepare(puzzle)
+    out = []
+    for s in solutions:
+        rows = None if s.id is not None else rows_of(prepared.problem, s.pieces)
+        key = None if rows is None else prepared.canonicalizer.forms(prepared.problem, rows).symmetry_key
+        out.append(s if key is None else replace(s, id=class_id(key)))
+    return out
 
 
 def puzzle_from_yaml(text: str, where: str = "<yaml>") -> Puzzle:
@@ -348,6 +400,11 @@ class Solution:
     file of `enumerate --disassemble`); None: not known, or it does not come apart."""
     burrtools_level: str | None = field(default=None, repr=False, compare=False)
     """The level BurrTools stored with this assembly (`stored_solutions` of a `.xmpuzzle` file), if any."""
+    id: str | None = field(default=None, compare=False)
+    """The class's stable id: 16 hex digits of a digest of its canonical form, the same in every run of
+    the puzzle whatever the backend or the workers (`Source.solution(id=...)` takes a unique prefix);
+    None where it is not known (a line of an older solutions file, a BurrTools file's stored assembly
+    until `with_ids`)."""
 
     @property
     def pieces(self) -> Mapping[str, tuple[Cell, ...]]:
@@ -363,7 +420,7 @@ class Solution:
                                where=self.name)
         pieces = {k: list(v) for k, v in self.pieces.items()}
         return class_line(self.name, self.index, self.assemblies, self.mirror_distinct, pieces,
-                          dict(extra) if extra else None)
+                          dict(extra) if extra else None, self.id)
 
     def __str__(self) -> str:
         """The solution as z-layers of letters, one letter per piece (what `cpsolve solve` prints)."""
@@ -382,7 +439,7 @@ def _solution(puzzle: Puzzle, prepared: Prepared, cls: SolutionClass) -> Solutio
     from .output.solutions import labelled
 
     return Solution(prepared.name, _frozen(labelled(prepared.problem, cls.placements)), cls.index, cls.assemblies,
-                    cls.mirror_distinct, puzzle)
+                    cls.mirror_distinct, puzzle, id=cls.id)
 
 
 def _frozen(pieces: Mapping[str, Iterable[Sequence[int]]]) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
@@ -505,6 +562,7 @@ def solve(puzzle: Puzzle, backend: str = "auto", *, timeout: float | None = None
     (((0, 2, 0),), 8, 'dlx')
     """
     from .output.solutions import labelled, rows_as_placements
+    from .problem.canonical import class_id
     from .search.backends import Status
     from .search.enumeration import first_solution
 
@@ -525,7 +583,7 @@ def solve(puzzle: Puzzle, backend: str = "auto", *, timeout: float | None = None
     forms = prepared.canonicalizer.forms(problem, rows)
     return Solution(prepared.name, _frozen(labelled(problem, rows_as_placements(problem, rows))), None,
                     forms.orbit * (2 if forms.mirror_distinct else 1), forms.mirror_distinct, puzzle,
-                    stats.backend, stats.seconds)
+                    stats.backend, stats.seconds, id=class_id(forms.symmetry_key))
 
 
 def run(
@@ -546,6 +604,7 @@ def run(
     min_level: str | None = None,
     command: Sequence[str] = (),
     on_start: Callable[[], object] | None = None,
+    sort: bool = False,
 ) -> Result:
     """Enumerate in this process, calling `on_solution` with each new class as soon as it is found.
 
@@ -564,16 +623,25 @@ def run(
     run is complete; a path: kept; False: none) records each finished subproblem, and `resume`
     continues the run a journal holds; `command` is the command line the journal shows to resume it.
     `disassemble` takes each class apart as it comes (`result.disassembly`, each solution's `level`);
-    `min_level` ("5", "1.2") writes only the solutions at that level or above. `on_start` is called
-    once the puzzle is prepared, as the search starts (the command line ends its preparation deadline
-    there).
+    `min_level` ("5", "1.2") writes only the solutions at that level or above. `sort` rewrites the
+    file of a complete run in the order of the classes' ids (`Solution.id`), each line's `class` its
+    rank in that order: two complete runs of a puzzle then write the same bytes, whatever their backend
+    and workers. `on_start` is called once the puzzle is prepared, as the search starts (the command
+    line ends its preparation deadline there).
 
     >>> names = []
     >>> r = cpsolve.run(cpsolve.load("soma"), lambda s: names.append(s.index), limit=3)
     >>> names, r.status
     ([0, 1, 2], 'stopped')
     """
-    from .output.solutions import LineWriter, SolutionsFile, check_destination, default_solutions_path, labelled
+    from .output.solutions import (
+        LineWriter,
+        SolutionsFile,
+        check_destination,
+        default_solutions_path,
+        labelled,
+        sort_by_id,
+    )
     from .search.enumeration import enumerate_classes
     from .search.journal import remove
 
@@ -600,15 +668,19 @@ def run(
         if path is not None:
             sink = SolutionsFile(path, keep=resumed)
 
+    ids: list[str] = []
+
     def on_class(cls: SolutionClass) -> None:
         pieces = labelled(problem, cls.placements) if apart is not None or on_solution is not None else None
         extra = None if apart is None or pieces is None else apart.add(pieces, cls)
+        if sort:
+            ids.append(cls.id)
         if sink is not None and (apart is None or extra is not None):
-            sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra))
+            sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra, cls.id))
         if on_solution is not None and pieces is not None:
             level = None if apart is None else apart.last
             on_solution(Solution(prepared.name, _frozen(pieces), cls.index, cls.assemblies, cls.mirror_distinct,
-                                 puzzle, level=level))
+                                 puzzle, level=level, id=cls.id))
 
     shown = _progress_display() if progress is True else progress or None
     left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
@@ -626,6 +698,8 @@ def run(
     if sink is not None:
         sink.close()
     complete = raw.status.value == "complete"
+    if sort and complete and path is not None and path.is_file():
+        sort_by_id(path, ids)
     kept = book is not None and not (complete and journal is True)
     if book is not None and not kept:
         remove(book.path)  # the default journal has served its purpose
@@ -1203,11 +1277,12 @@ def read_solutions(path: PathLike, limit: int = 0, *, start: int = 0) -> list[So
             except CpsolveError:
                 known[name] = None
         index, assemblies, mirror = record.get("class"), record.get("assemblies"), record.get("mirror_distinct")
-        level = record.get("level")
+        level, found_id = record.get("level"), record.get("id")
         out.append(Solution(name, _frozen(record["pieces"]), index if type(index) is int else None,
                             assemblies if type(assemblies) is int else None,
                             mirror if isinstance(mirror, bool) else None, known[name],
-                            level=level if isinstance(level, str) else None))
+                            level=level if isinstance(level, str) else None,
+                            id=found_id if isinstance(found_id, str) else None))
     return out
 
 

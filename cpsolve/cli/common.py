@@ -43,7 +43,7 @@ from .. import limits  # noqa: E402
 from ..errors import CpsolveError, CpsolveNotice  # noqa: E402
 
 if TYPE_CHECKING:
-    from ..api import Puzzle
+    from ..api import Puzzle, Solution
 
 app = typer.Typer(
     help="Solve, count, take apart, draw and design polycube packing, burr and snake-cube puzzles; compare solver "
@@ -270,6 +270,18 @@ def _remaining(timeout: float | None) -> float | None:
     """What is left of `--timeout` after importing, loading and preparing: the deadline counts from
     the command's start, so that `--timeout S` ends the whole command within S + about a second."""
     return None if timeout is None else max(timeout - (time.time() - STARTED), 1e-3)
+
+
+IdOpt = Annotated[str | None, typer.Option(
+    "--id", help="The solution whose id starts with this (4 to 16 hex digits, as a solutions file's `id`); "
+                 "instead of --index.")]
+
+
+def _which(solution: Solution, index: int | None, id: str | None) -> str:
+    """How a title names the solution shown: by the index asked for, its class, or as found."""
+    if id is not None:
+        return "solution" if solution.index is None else f"solution {solution.index}"
+    return "a solution" if index is None and solution.index is None else f"solution {index or 0}"
 
 
 def puzzle_of(text: str, problem: int | None, command: str) -> Puzzle:

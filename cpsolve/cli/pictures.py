@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import ProblemOpt, app
+from .common import IdOpt, ProblemOpt, _which, app
 
 if TYPE_CHECKING:
     from ..api import Solution
@@ -27,9 +27,8 @@ ViewOpt = Annotated[str, typer.Option(help="Where the eye is: front-right, front
                                            "(and below-… for the same from underneath).")]
 
 
-def _heading(solution: Solution, index: int | None) -> str:
-    which = "a solution" if index is None and solution.index is None else f"solution {index or 0}"
-    return f"{solution.name}, {which}"
+def _heading(solution: Solution, index: int | None, id: str | None) -> str:
+    return f"{solution.name}, {_which(solution, index, id)}"
 
 
 @app.command("draw")
@@ -37,6 +36,7 @@ def draw_cmd(
     source: SourceArg,
     output: Annotated[Path, typer.Option("--output", "-o", help="FILE.png or FILE.svg.")],
     index: IndexOpt = None,
+    id: IdOpt = None,
     view: ViewOpt = "front-right",
     exploded: Annotated[bool, typer.Option("--exploded", help="Pull the pieces apart so each is seen.")] = False,
     pieces: Annotated[bool, typer.Option("--pieces", help="The puzzle's pieces alone, each named (unsolved).")] = False,
@@ -53,6 +53,8 @@ def draw_cmd(
         raise CpsolveError("the picture's file name must end in .png or .svg", field="--output")
     if sheet and pieces:
         raise CpsolveError("a contact sheet of solutions, or the pieces: not both (--pieces)", field="--sheet")
+    if sheet and id is not None:
+        raise CpsolveError("a contact sheet starts at an --index, not at an --id", field="--sheet")
     src = api.source(source, problem)
     what: api.Solution | api.Puzzle | list[api.Solution]
     heading: bool | str
@@ -66,8 +68,8 @@ def draw_cmd(
         first = index or 0
         heading = f"{what[0].name}: solutions {first}-{first + len(what) - 1}"
     else:
-        what = src.solution(index)
-        heading = _heading(what, index)
+        what = src.solution(index, id=id)
+        heading = _heading(what, index, id)
     data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False)  # type: ignore[arg-type]
     try:
         output.write_bytes(data)
@@ -93,6 +95,7 @@ def view_cmd(
     limit: Annotated[int | None, typer.Option(
         min=0, show_default="all of a file; a puzzle with none stored: the first solution found",
         help="At most this many solutions (0 = all; of a puzzle, its first N classes).")] = None,
+    id: Annotated[str | None, typer.Option("--id", help="Only the solution whose id starts with this.")] = None,
     problem: ProblemOpt = None,
 ) -> None:
     """Write one self-contained HTML page to turn a solution around in 3-D and watch it assembled."""
@@ -100,7 +103,10 @@ def view_cmd(
 
     src = api.source(source, problem)
     held = src.kind == "solutions" or (src.kind == "xmpuzzle" and bool(src.stored(1)))
-    chosen = src.solutions(limit or 0) if held or limit else [src.solution()]
+    if id is not None:
+        chosen = [src.solution(id=id)]
+    else:
+        chosen = src.solutions(limit or 0) if held or limit else [src.solution()]
     html = api.page(chosen, title=chosen[0].name)
     try:
         output.write_text(html, encoding="utf-8")
@@ -115,7 +121,8 @@ def disassemble_cmd(
     source: Annotated[str, typer.Argument(
         help="A solutions file of `cpsolve enumerate`, a BurrTools file (its stored assemblies; --problem N), "
              "or a model or puzzle file (its N-th solution class is found first).")],
-    index: Annotated[int, typer.Option(min=0, help="Which solution (0-based).")] = 0,
+    index: Annotated[int | None, typer.Option(min=0, show_default="0", help="Which solution (0-based).")] = None,
+    id: IdOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the steps as one JSON object.")] = False,
     max_states: Annotated[int | None, typer.Option(min=1, help="Give up after this many states (exit 1).")] = None,
     problem: ProblemOpt = None,
@@ -127,8 +134,10 @@ def disassemble_cmd(
     src = api.source(source, problem)
     if src.puzzle is not None and src.puzzle.kind == "chain":  # said before any search
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=source)
-    solution = src.solution(index)
+    solution = src.solution(index if index is not None or id is not None else 0, id=id)
     name, burrtools = solution.name, solution.burrtools_level
+    which = _which(solution, index, id) if id is not None else f"solution {index or 0}"
+    shown_index = solution.index if id is not None else index or 0
     try:
         found = api.disassemble(solution, max_states=max_states)
     except CpsolveError as exc:
@@ -136,7 +145,8 @@ def disassemble_cmd(
             raise
         raise CpsolveError(f"{exc.message} (--max-states)", where=source, exit_code=1) from None
     if as_json:
-        typer.echo(json.dumps({"puzzle": name, "index": index, **found.as_json(), "burrtools_level": burrtools}))
+        typer.echo(json.dumps({"puzzle": name, "index": shown_index, "id": solution.id, **found.as_json(),
+                               "burrtools_level": burrtools}))
         return
 
     def say(line: str) -> None:  # names come from the solutions file: each line shown escaped
@@ -145,13 +155,13 @@ def disassemble_cmd(
     if found.separation is None:
         stuck = found.stuck
         assert stuck is not None
-        say(f"{name}, solution {index}: does not come apart by sliding pieces")
+        say(f"{name}, {which}: does not come apart by sliding pieces")
         say(f"  stuck: {' '.join(stuck.pieces)} ({stuck.states} states reached, none separates them)")
         for g in stuck.locked:
             say(f"  locked together in every state reached: {' '.join(g)}")
         return
     sep = found.separation
-    say(f"{name}, solution {index}: comes apart, level {found.level_text()} "
+    say(f"{name}, {which}: comes apart, level {found.level_text()} "
         f"({sep.total_moves()} moves in all, {found.states} states searched)")
     if burrtools is not None and burrtools != found.level_text():
         say(f"BurrTools stored level {burrtools} with this assembly: it keeps the first shortest way its "

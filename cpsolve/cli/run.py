@@ -17,6 +17,7 @@ from ..errors import CpsolveError
 from . import common  # common.STARTED, read when used: main() resets it for a later run in this process
 from .common import (
     BackendOpt,
+    IdOpt,
     ModelArg,
     ProblemOpt,
     TimeoutOpt,
@@ -27,6 +28,7 @@ from .common import (
     _open_output,
     _remaining,
     _table,
+    _which,
     app,
     default_workers,
     puzzle_of,
@@ -90,6 +92,9 @@ def enumerate_cmd(
         help="Run the subproblems on a Dask cluster: tcp://HOST:8786, or local:N for N local worker processes "
              "(pip install 'cpsolve[cluster]').")] = None,
     problem: ProblemOpt = None,
+    sort: Annotated[bool, typer.Option(
+        "--sort", help="Once the run is complete, rewrite the solutions file in the order of the classes' ids: "
+                       "the same bytes from any two complete runs.")] = False,
 ) -> None:
     """Find every solution and count them: in all, up to rotation, and up to rotation and reflection."""
     from .. import api
@@ -102,11 +107,12 @@ def enumerate_cmd(
         symmetry_breaking=symmetry_breaking, progress=not quiet, out=(out or True) if save else None,
         journal=False if no_journal else journal or True, resume=resume, cluster=cluster,
         disassemble=disassemble, min_level=min_level, command=("cpsolve", *sys.argv[1:]), on_start=_alarm_off,
+        sort=sort,
     )
     if as_json:
         typer.echo(json.dumps(result.as_json()))
     else:
-        _print_summary(result)
+        _print_summary(result, sort)
         if result.journal is not None and not result.complete:
             typer.echo(f"journal {api.printable(result.journal)}: {result.subproblems_done} of "
                        f"{result.subproblems} subproblems done; the same command with --resume continues the run")
@@ -120,7 +126,7 @@ def enumerate_cmd(
         raise typer.Exit(130)
 
 
-def _print_summary(result: Result) -> None:
+def _print_summary(result: Result, sort: bool = False) -> None:
     from ..api import printable
 
     c = result.counts
@@ -132,6 +138,9 @@ def _print_summary(result: Result) -> None:
     typer.echo(f"backend {result.backend}; {result.symmetry_breaking}; {result.seconds:.2f} s")
     if result.solutions_file is not None:
         typer.echo(f"{c.unique_symmetry} canonical solutions written to {result.solutions_file}")
+        if sort:
+            typer.echo("sorted by id" if result.complete else "not sorted: the run is incomplete (--resume it; a "
+                       "complete run is sorted)")
 
 
 def _counts(counts: object) -> str:
@@ -189,20 +198,22 @@ def show(
                                              "assemblies), or a model (solved first).")],
     index: Annotated[int | None, typer.Option(min=0, show_default="0; a model: the first solution found",
                                               help="Which solution (0-based).")] = None,
+    id: IdOpt = None,
     problem: ProblemOpt = None,
 ) -> None:
     """Draw one solution as z-layers: of an earlier enumeration, stored in a BurrTools file, or found now."""
     from .. import api
 
     src = api.source(file, problem)
-    solution = src.solution(index)
+    solution = src.solution(index, id=id)
     try:
         picture = str(solution)
     except CpsolveError as exc:
-        raise exc.located(f"{file}:{(index or 0) + 1}" if src.kind == "solutions" else file) from None
-    which = "a solution" if index is None and solution.index is None else f"solution {index or 0}"
+        raise exc.located(f"{file}:{(index or 0) + 1}" if src.kind == "solutions" and id is None else file) from None
+    which = _which(solution, index, id)
     assemblies = "?" if solution.assemblies is None else solution.assemblies
-    typer.echo(api.printable(f"{solution.name}, {which} (assemblies: {assemblies})"))
+    named = "" if solution.id is None else f"id {solution.id}, "
+    typer.echo(api.printable(f"{solution.name}, {which} ({named}assemblies: {assemblies})"))
     typer.echo(picture)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,13 +118,13 @@ def rows_as_placements(problem: ExactCoverProblem, rows: Sequence[int]) -> list[
 
 
 def class_line(puzzle: str, index: int, assemblies: int, mirror_distinct: bool, pieces: dict[str, list[Cell]],
-               extra: dict[str, object] | None = None) -> str:
+               extra: dict[str, object] | None = None, id: str | None = None) -> str:
     """One line of the solutions file; `extra` adds keys after `pieces` (`enumerate --disassemble`
-    adds `level` and `moves`)."""
+    adds `level` and `moves`); `id`, the class's stable id, goes after `class` (None: no `id` key)."""
     # The same text json.dumps(record, separators=(",", ":")) gives, written directly: a run with many
     # classes writes one line per class (Bedlam: 19,186), and the generic encoder cost 30 µs a line.
     cells = ",".join(json.dumps(k) + _cells_text(v) for k, v in pieces.items())
-    return _record(json.dumps(puzzle), index, assemblies, mirror_distinct, cells, extra)
+    return _record(json.dumps(puzzle), index, assemblies, mirror_distinct, cells, extra, id)
 
 
 def _cells_text(cells: Sequence[Cell]) -> str:
@@ -133,9 +133,10 @@ def _cells_text(cells: Sequence[Cell]) -> str:
 
 
 def _record(puzzle_json: str, index: int, assemblies: int, mirror_distinct: bool, pieces_text: str,
-            extra: dict[str, object] | None) -> str:
+            extra: dict[str, object] | None, id: str | None = None) -> str:
     """A solutions-file line around the text of its pieces (`class_line` and `LineWriter` both)."""
-    head = (f'{{"puzzle":{puzzle_json},"class":{int(index)},"assemblies":{int(assemblies)},'
+    named = "" if id is None else f'"id":"{id}",' if id.isalnum() and id.isascii() else f'"id":{json.dumps(id)},'
+    head = (f'{{"puzzle":{puzzle_json},"class":{int(index)},{named}"assemblies":{int(assemblies)},'
             f'"mirror_distinct":{"true" if mirror_distinct else "false"},"pieces":{{{pieces_text}}}')
     if not extra:
         return head + "}"
@@ -173,7 +174,8 @@ class LineWriter:
         return name
 
     def line(self, index: int, assemblies: int, mirror_distinct: bool,
-             placements: Sequence[tuple[int, tuple[int, ...]]], extra: dict[str, object] | None = None) -> str:
+             placements: Sequence[tuple[int, tuple[int, ...]]], extra: dict[str, object] | None = None,
+             id: str | None = None) -> str:
         """The line of one class; `placements` as `SolutionClass.placements` holds them: (piece index,
         sorted cell indices), in sorted order, which is the order of the labels and copy numbers."""
         parts = []
@@ -186,7 +188,48 @@ class LineWriter:
                 parts.append((self.copy_names.get((piece, k)) or self._copy_name(piece, k)) + text)
             else:
                 parts.append(names[piece] + text)
-        return _record(self.puzzle, index, assemblies, mirror_distinct, ",".join(parts), extra)
+        return _record(self.puzzle, index, assemblies, mirror_distinct, ",".join(parts), extra, id)
+
+
+def rows_of(problem: ExactCoverProblem, pieces: Mapping[str, Sequence[Sequence[int]]]) -> list[int] | None:
+    """The rows of `problem` that place `pieces` ({label: cells}, as `labelled` writes them), or None when a
+    piece is not one of the problem's placements (another puzzle, a chain's numbered cubes)."""
+    piece_of = {name: i for i, name in enumerate(problem.piece_names)}
+    cell_of = {c: i for i, c in enumerate(problem.cells)}
+    row_of = {(row.piece, tuple(sorted(row.cells))): r for r, row in enumerate(problem.rows)}
+    rows = []
+    for label, cells in pieces.items():
+        piece = piece_of.get(label.rpartition("#")[0] if "#" in label else label)
+        try:
+            key = (piece, tuple(sorted(cell_of[(int(c[0]), int(c[1]), int(c[2]))] for c in cells)))
+        except KeyError:
+            return None
+        if (row := row_of.get(key)) is None:  # type: ignore[arg-type]
+            return None
+        rows.append(row)
+    return rows
+
+
+def sort_by_id(path: Path, ids: Sequence[str]) -> None:
+    """Rewrite a solutions file in the order of its classes' ids, each line's `class` its rank among `ids`
+    (every class of the puzzle: a file that holds only some, `--min-level`, keeps the ranks of all), so
+    that two complete runs of one puzzle write the same bytes, whatever their backend or workers. The
+    file is written beside and renamed into place: a kill leaves the old file or the new one."""
+    rank = {k: i for i, k in enumerate(sorted(ids))}
+    try:
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        records.sort(key=lambda r: str(r.get("id")))
+        for r in records:
+            r["class"] = rank[r["id"]]
+        temporary = path.with_name(f".{path.name}.sorting")
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise CpsolveError(f"cannot sort the solutions file: {exc.strerror or exc}", where=str(path),
+                           exit_code=1) from None
 
 
 def read_solution_line(path: Path, index: int) -> dict[str, Any]:

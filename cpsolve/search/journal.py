@@ -70,6 +70,7 @@ from typing import TypeVar
 from urllib.parse import quote
 
 from ..errors import CpsolveError, CpsolveNotice
+from ..problem.canonical import class_id
 from ..problem.placements import ExactCoverProblem
 from ..problem.symmetry import BrokenProblem
 from .result import SolutionClass
@@ -375,7 +376,7 @@ class Journal:
         for idx, key, assemblies, mirror, placements in self._db.execute(
                 "SELECT idx, key, assemblies, mirror_distinct, placements FROM classes ORDER BY idx"):
             yield key, SolutionClass(idx, assemblies, bool(mirror),
-                                     tuple((p, tuple(cells)) for p, cells in json.loads(placements)))
+                                     tuple((p, tuple(cells)) for p, cells in json.loads(placements)), class_id(key))
 
 
 def summary(path: Path) -> Summary:
