@@ -62,6 +62,10 @@ __all__ = [
 
 PathLike = str | os.PathLike[str]
 
+TIMEOUT_EXIT = 3
+"""The `exit_code` of the error a timeout raises (`solve`, `count`): the command line's exit status for a run
+its --timeout cut short, distinct from 1 (a failure) and 2 (bad input)."""
+
 
 # --- puzzles --------------------------------------------------------------------------------------
 
@@ -246,8 +250,9 @@ class Source:
         if len(found) <= start:
             if not found:
                 raise CpsolveError("has no solution", where=self.given, exit_code=1)
-            raise CpsolveError(f"has {len(found)} solution classes (indices 0 to {len(found) - 1}); there is no "
-                               f"index {start}", where=self.given)
+            classes = "1 solution class (index 0)" if len(found) == 1 else \
+                f"{len(found)} solution classes (indices 0 to {len(found) - 1})"
+            raise CpsolveError(f"has {classes}; there is no index {start}", where=self.given)
         return found[start:]
 
     def solution(self, index: int | None = None, *, id: str | None = None) -> Solution:
@@ -283,18 +288,12 @@ class Source:
             held = _with_ids(self.puzzle, held, self.given)
         matches = [s for s in held if s.id is not None and s.id.startswith(wanted)]
         if not matches:
-            raise CpsolveError(f"no solution has an id starting {wanted} (of {_plural(len(held), 'solution')})",
-                               where=self.given)
+            raise CpsolveError(f"no solution's id starts with {wanted}", where=self.given)
         if len({s.id for s in matches}) > 1:
             shown = ", ".join(sorted({str(s.id) for s in matches})[:3])
             raise CpsolveError(f"{wanted} starts the ids of {len(matches)} solutions ({shown}...): give more digits",
                                where=self.given)
         return matches[0]
-
-
-def _plural(n: int, word: str, words: str | None = None) -> str:
-    """"1 solution", "2 solutions": a count with its noun, singular for one."""
-    return f"{n} {word if n == 1 else words or word + 's'}"
 
 
 def _with_ids(puzzle: Puzzle | None, solutions: Sequence[Solution], where: str) -> list[Solution]:
@@ -545,7 +544,7 @@ def solve(puzzle: Puzzle, backend: str = "auto", *, timeout: float | None = None
     """The first solution the backend finds, or None when the puzzle has none.
 
     A `timeout` (seconds, counted from the call: preparing the puzzle is part of it) that passes first
-    raises `CpsolveError` (exit code 1): None always means "no solution". `print(solution)` draws it as
+    raises `CpsolveError` (exit code 3): None always means "no solution". `print(solution)` draws it as
     z-layers, one letter per piece. `on_start` is called once the puzzle is prepared, as the search
     starts.
 
@@ -577,7 +576,7 @@ def solve(puzzle: Puzzle, backend: str = "auto", *, timeout: float | None = None
             raise KeyboardInterrupt
         if stats.status is Status.TIMEOUT:
             raise CpsolveError(f"timed out before finding a solution ({stats.backend}, {stats.seconds:.2f} s)",
-                               where=prepared.name, field="timeout", exit_code=1)
+                               where=prepared.name, field="timeout", exit_code=TIMEOUT_EXIT)
         return None
     problem = prepared.broken.problem
     forms = prepared.canonicalizer.forms(problem, rows)
@@ -769,7 +768,7 @@ class _Disassembling:
 def count(puzzle: Puzzle, *, backend: str = "auto", workers: int = 1, timeout: float | None = None,
           symmetry_breaking: bool = True) -> Counts:
     """The three counts, exact: a run that does not finish raises instead of returning part of them
-    (a timeout: `CpsolveError` with exit code 1; Ctrl-C: KeyboardInterrupt). `run` and
+    (a timeout: `CpsolveError` with exit code 3; Ctrl-C: KeyboardInterrupt). `run` and
     `enumerate` report incomplete counts with their status.
 
     >>> cpsolve.count(cpsolve.load("t-tetracube-6x6x2"), workers=2)
@@ -782,7 +781,8 @@ def count(puzzle: Puzzle, *, backend: str = "auto", workers: int = 1, timeout: f
         from .problem.canonical import counts_text
 
         raise CpsolveError(f"{result.status} after {result.seconds:.2f} s: the counts so far "
-                           f"({counts_text(result.counts)}) are incomplete", where=result.puzzle, exit_code=1)
+                           f"({counts_text(result.counts)}) are incomplete", where=result.puzzle,
+                           exit_code=TIMEOUT_EXIT if result.status == "timeout" else 1)
     return result.counts
 
 
@@ -791,7 +791,8 @@ class Enumeration(Iterator[Solution]):
 
     `enumerate` returns it. Iterate it to the end, or stop early (`break`, `close()`, or leaving a
     `with` block): the search stops at once and leaves no process behind. `result` then holds the
-    counts and the status ("stopped" when the caller stopped first).
+    counts and the status; when the caller stopped first ("stopped", or "interrupted" by Ctrl-C), the
+    counts of the classes it was given, not of those the search process had found meanwhile.
 
     Why a process: the search is callback-driven (the engine calls back with each solution, deep
     inside its own loop), so to hand solutions out one at a time it runs somewhere else and sends
@@ -820,6 +821,8 @@ class Enumeration(Iterator[Solution]):
         self._limit, self._timeout, self._workers = limit, timeout, workers
         self._pid: int | None = None
         self._conn: Connection | None = None
+        self._received: list[tuple[int, bool]] = []
+        """(assemblies, mirror_distinct) of each class handed to the caller."""
         self._result: Result | None = None
         self._owner = os.getpid()
 
@@ -869,6 +872,7 @@ class Enumeration(Iterator[Solution]):
             raise CpsolveError("the search process ended without a word", where=self._prepared.name,
                                exit_code=1) from None
         if kind == "class":
+            self._received.append((payload.assemblies, payload.mirror_distinct))
             return _solution(self.puzzle, self._prepared, payload)
         self._reap()
         if kind == "error":
@@ -938,10 +942,16 @@ class Enumeration(Iterator[Solution]):
             pass
         finally:
             self._reap()
-            if final is None:
-                self._result = self._empty(status)
-            else:  # a run that ended by itself keeps its status; one stopped by us says why
-                self._result = _relabel(final, status) if final.status == "interrupted" else final
+            self._result = self._handed_out(final or self._empty(status), status)
+
+    def _handed_out(self, final: Result, status: str) -> Result:
+        """The caller stopped before the end: the counts of the classes it was given (each class whole: its
+        assemblies, 2 rotation classes where its mirror image is another), not of the ones the search process
+        had found meanwhile, which can be hundreds more (the pipe holds them); status `status`."""
+        got = self._received
+        counts = Counts(sum(a for a, _ in got), sum(2 if m else 1 for _, m in got), len(got))
+        return replace(_relabel(final, status), counts=counts,
+                       _json={**final._json, "status": status, "complete": False, **counts._asdict()})
 
     def _reap(self) -> None:
         pid, self._pid = self._pid, None
@@ -1345,18 +1355,43 @@ class Estimate:
                 "nodes_per_second": self.nodes_per_second, "seconds": self.seconds,
                 "seconds_spread": self.seconds_spread}
 
+    def __str__(self) -> str:
+        """What `cpsolve estimate` prints: the tree, then the time (long ones in days or years)."""
+        from .output.text import duration, printable
 
-def estimate(puzzle: Puzzle, *, probes: int = 4000, symmetry_breaking: bool = True) -> Estimate:
+        tree = (f"{printable(self.puzzle)}: about {self.nodes:,.0f} search nodes (± {self.stderr:,.0f}, one standard "
+                f"error, {self.walks:,} walks); {self.symmetry_breaking}")
+        if self.seconds is None or self.nodes_per_second is None:
+            return f"{tree}\nno time estimate: the dlx engine is not built here"
+        return (f"{tree}\nabout {duration(self.seconds)} on one core (± {duration(self.seconds_spread or 0.0)}) at the "
+                f"dlx engine's {self.nodes_per_second:,.0f} nodes/s on this puzzle")
+
+
+def estimate(puzzle: Puzzle, *, probes: int = 4000, symmetry_breaking: bool = True, backend: str = "auto") -> Estimate:
     """How big the search is and how long it takes on one core, before running it (`cpsolve estimate`).
+
+    The walks model the dlx engine's search (Knuth's estimate of its exact-cover tree), so the estimate is
+    of a run on dlx: a puzzle that would run on another backend (`backend`, and `auto`'s choice for
+    chains, which dlx does not take) is refused with the reason, exit code 1.
 
     >>> e = cpsolve.estimate(cpsolve.load("soma"), probes=400)
     >>> 100 < e.nodes < 10_000, e.walks
     (True, 400)
     """
+    from .search.backends import BackendUnavailable, backend_class, for_problem
     from .search.enumeration import prepare, subproblems
     from .search.estimate import estimate_run, modelled
 
     prepared = prepare(puzzle, symmetry_breaking)
+    try:
+        engine = for_problem(backend, prepared.problem)
+    except BackendUnavailable:
+        engine = None
+    if engine is None or engine.name != "dlx":
+        why = backend_class("dlx")().unsupported_reason(prepared.problem)
+        runs = f"this puzzle runs on {engine.label}" if engine is not None else f"{backend} cannot run it here"
+        raise CpsolveError(f"the estimate is of the dlx engine's search, and {runs}{f': {why}' if why else ''}",
+                           where=prepared.name, field="backend", exit_code=1)
     if not modelled(prepared.problem):
         raise CpsolveError("the estimate does not model optional cells or piece ranges yet", where=prepared.name,
                            exit_code=1)

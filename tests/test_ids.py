@@ -107,8 +107,7 @@ def test_id_mistakes_are_one_line(soma_one, tmp_path):
     one_line(run_cli("show", str(soma_one), "--id", "xyz"), 2, "--id: an id is 4 to 16 hex digits")
     one_line(run_cli("show", str(soma_one), "--id", "12"), 2, "--id: an id is 4 to 16 hex digits")
     missing = next(f"{n:04x}" for n in range(1 << 16) if not any(i.startswith(f"{n:04x}") for i in ids_of(soma_one)))
-    one_line(run_cli("show", str(soma_one), "--id", missing), 2, f"no solution has an id starting {missing} (of "
-                                                                   "240 solutions)")
+    one_line(run_cli("show", str(soma_one), "--id", missing), 2, f"no solution's id starts with {missing}")
     one_line(run_cli("show", str(soma_one), "--id", "abcd", "--index", "2"), 2, "--id: give an index or an id")
     record = lines(soma_one)[0]
     twins = tmp_path / "twins.jsonl"

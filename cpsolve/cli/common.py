@@ -19,7 +19,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 STARTED = time.time()
 """When this command started (before its imports): `--timeout` is a deadline counted from here."""
@@ -37,7 +37,7 @@ if _ARGV0.name == "cpsolve" or _ARGV0.parts[-2:] == ("cpsolve", "__main__.py"): 
 
 import typer  # noqa: E402 - after the handlers above, so that an early Ctrl-C prints no traceback
 from typer import Abort  # noqa: E402
-from typer._click.exceptions import ClickException, NoArgsIsHelpError  # noqa: E402
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, NoSuchOption  # noqa: E402
 
 from .. import limits  # noqa: E402
 from ..errors import CpsolveError, CpsolveNotice  # noqa: E402
@@ -51,7 +51,39 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # plain help: rich's markup ate "[cluster]" of pip install 'cpsolve[cluster]'
 )
+
+VALUE_NAMES = {
+    "model": "MODEL", "models": "MODEL", "source": "SOURCE", "file": "FILE", "cnf_file": "CNF",
+    "solver_output": "ANSWER",
+    "backend": "NAME", "backends": "NAMES", "encoding": "NAME", "out": "FILE", "output": "FILE", "journal": "FILE",
+    "with_solutions": "FILE", "pool_file": "FILE", "out_dir": "FOLDER", "puzzles": "FOLDER", "timeout": "SECONDS",
+    "min_level": "LEVEL", "cluster": "ADDRESS", "id": "PREFIX", "fmt": "FORMAT", "unit": "MM", "clearance": "MM",
+    "view": "VIEW", "box": "AxBxC", "pool": "POOLS", "change": "KIND",
+}
+"""What each option's value is called in `--help` (typer would show `<int range>`, `<path>`, `{model}`);
+any other option takes a number, N."""
+
+
+def name_values(command: Any) -> Any:
+    """The click command typer builds from `app`, each argument and valued option named from VALUE_NAMES
+    (`--workers N`, `MODEL`), and flags shown without a value (typer 0.29 writes `<bool>` beside them).
+
+    Typer also writes an argument as `{model}` in the usage line and `model <str>` in its list, which no
+    setting changes: each argument's two display methods are replaced on the instance (`MODEL`, and
+    `[MODEL]...` for an optional list)."""
+    for param in command.params:
+        if param.metavar is None and not getattr(param, "is_flag", False):
+            param.metavar = VALUE_NAMES.get(param.name, "N")
+        if param.param_type_name == "argument":
+            shown = param.metavar if param.required else f"[{param.metavar}]"
+            shown += "..." if param.nargs != 1 else ""
+            param._usage_display_name = lambda shown=shown: shown
+            param.display_type_rich = lambda ctx: None
+    for sub in getattr(command, "commands", {}).values():
+        name_values(sub)
+    return command
 
 ModelArg = Annotated[str, typer.Argument(
     help="A built-in model name (see `cpsolve list`), or a puzzle file: YAML or BurrTools (.xmpuzzle; --problem N).")]
@@ -79,6 +111,10 @@ OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "-
                 "problem": "--problem", "index": "--index", "id": "--id", "probes": "--probes"}
 """Core errors name a concept; on the command line it is the option that sets it."""
 
+
+TIMEOUT_EXIT = 3
+"""The exit status of a run that --timeout cut short (incomplete counts, no solution found in time): not 0,
+which says the answer is whole, nor 1, a failure; the summary or the line on stderr says what was found."""
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _stopped_by: list[int] = []
@@ -125,9 +161,10 @@ def main() -> None:
     for sig in STOP_SIGNALS:
         signal.signal(sig, _stop)
     warnings.showwarning = _notice
+    command = name_values(typer.main.get_command(app))
     try:
         try:
-            code = app(standalone_mode=False)
+            code = command(standalone_mode=False)
         finally:
             _alarm_off()
         _flush_stdout()
@@ -138,12 +175,19 @@ def main() -> None:
     except NoArgsIsHelpError as exc:
         exc.show()
         sys.exit(exc.exit_code)
+    except NoSuchOption as exc:
+        globals_ = {opt for param in command.params for opt in param.opts}
+        if exc.option_name.partition("=")[0] in globals_:
+            name = exc.option_name.partition("=")[0]
+            _fail(f"{name} is an option of cpsolve itself: give it before the command (cpsolve {name} N "
+                  f"{sys.argv[1] if len(sys.argv) > 1 else 'COMMAND'} ...)", exc.exit_code)
+        _fail(" ".join(exc.format_message().split()), exc.exit_code)
     except ClickException as exc:
         _fail(" ".join(exc.format_message().split()), exc.exit_code)
     except Abort:
         _fail("aborted", 1)
     except _PreparationDeadline as exc:
-        _fail(str(exc), 1)
+        _fail(str(exc), TIMEOUT_EXIT)
     except KeyboardInterrupt:
         sys.exit(_exit_status(130))
     except MemoryError:
@@ -205,8 +249,18 @@ def _fail(message: str, code: int) -> None:
     sys.exit(_exit_status(code))
 
 
+def _version(asked: bool) -> None:
+    if asked:
+        import cpsolve
+
+        typer.echo(f"cpsolve {cpsolve.__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _limits(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version,
+                                          help="Print cpsolve's version and exit.")] = False,
     max_cells: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_CELLS", show_default=str(
         limits.Limits.max_cells), help="Largest container (cells; a chain's cubes).")] = None,
     max_placements: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_PLACEMENTS", show_default=str(
@@ -222,7 +276,9 @@ def _limits(
 ) -> None:
     """Solve, count and compare solvers on polycube packing and snake-cube puzzles.
 
-    The --max-* options bound what a puzzle file may ask for, checked before anything is built.
+    The --max-* options bound what a puzzle file may ask for, checked before anything is built; they go
+    before the command (cpsolve --max-cells N enumerate ...). Exit status: 0 done, 1 a failure, 2 bad input,
+    3 cut short by --timeout, 130/143/129 stopped by Ctrl-C, SIGTERM, SIGHUP.
     """
     limits.configure(max_cells=max_cells, max_placements=max_placements, max_file_bytes=max_file_bytes,
                      max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing)
@@ -292,6 +348,11 @@ def puzzle_of(text: str, problem: int | None, command: str) -> Puzzle:
     return api.source(text, problem).require_puzzle(command)
 
 
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """"1 assembly", "2 assemblies": a count with its noun, singular for one."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
 def default_workers() -> int:
     """All cores this process may use (cgroup/affinity aware where the platform says)."""
     import os
@@ -309,8 +370,10 @@ def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:
         raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
 
 
-def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], width: int | None = None) -> None:
+    """Columns two spaces apart; with `width`, each line cut to it (the last column ends in "…")."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
-        typer.echo("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+        line = "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip()
+        typer.echo(line if width is None or len(line) <= width else line[:max(width - 1, 0)] + "…")
 

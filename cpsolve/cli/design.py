@@ -14,7 +14,7 @@ import typer
 from .common import BackendOpt, ModelArg, ProblemOpt, WorkersOpt, app, default_workers, puzzle_of
 
 design_app = typer.Typer(help="Design puzzles with exactly one solution: snake cubes, piece sets, pieces to fix.",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(design_app, name="design")
 
 
@@ -78,12 +78,13 @@ def design_snake(
 
 
 def _echo_summary(summary: dict[str, Any], as_json: bool) -> None:
-    """A design run's summary: one JSON object, or one `key: value` line per figure."""
+    """A design run's summary: one JSON object (null for a figure there is none of), or one `key: value` line per
+    figure ("first unique seconds: none" when no design was unique, not Python's "None")."""
     if as_json:
         typer.echo(json.dumps(summary))
     else:
         for key, value in summary.items():
-            typer.echo(f"{key.replace('_', ' ')}: {value}")
+            typer.echo(f"{key.replace('_', ' ')}: {'none' if value is None else value}")
 
 
 @design_app.command("pieces")

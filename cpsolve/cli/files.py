@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import ModelArg, ProblemOpt, app, puzzle_of
+from .common import ModelArg, ProblemOpt, app, counted, puzzle_of
 
 if TYPE_CHECKING:
     from ..api import Solution
@@ -39,16 +39,17 @@ def import_cmd(
             output.write_text(found.yaml, encoding="utf-8")
         except OSError as exc:
             raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
-    counts = ", ".join(f"{n} {what}" for n, what in ((found.stated_assemblies, "assemblies"),
-                                                      (found.stated_solutions, "solutions")) if n is not None)
+    stated = ((found.stated_assemblies, "assembly", "assemblies"), (found.stated_solutions, "solution", None))
+    counts = ", ".join(counted(n, noun, nouns) for n, noun, nouns in stated if n is not None)
     stored = f"; BurrTools stored {counts}" if counts else ""
     where = f"written to {output}" if output else "written to stdout"
     puzzle = found.puzzle
-    typer.echo(f"{api.printable(puzzle.name)}: {len(puzzle.pieces)} pieces, {len(puzzle.container)} cells "
-               f"({len(puzzle.optional)} optional){stored}; {where}", err=True)
+    typer.echo(f"{api.printable(puzzle.name)}: {counted(len(puzzle.pieces), 'piece')}, "
+               f"{counted(len(puzzle.container), 'cell')} ({len(puzzle.optional)} optional){stored}; {where}", err=True)
     if check:
         found.check()
-        typer.echo(f"{found.stored} stored assemblies checked: each covers the result exactly", err=True)
+        typer.echo(f"{counted(found.stored, 'stored assembly', 'stored assemblies')} checked: "
+                   f"{'each covers' if found.stored != 1 else 'it covers'} the result exactly", err=True)
 
 
 @app.command("export")
@@ -70,17 +71,27 @@ def export_cmd(
     problem: ProblemOpt = None,
 ) -> None:
     """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC;
-    or its pieces as STL solids for a 3-D printer (-o names a folder; one file per piece)."""
+    or its pieces as STL solids for a 3-D printer (-o names a folder, or a .zip: one file per piece, NAME-xK.stl
+    for a piece to print K times)."""
     from .. import api
 
     if with_solutions is not None and fmt != "xmpuzzle":
         raise CpsolveError("only the xmpuzzle format stores solutions", field="--with-solutions")
+    if fmt == "stl" and output.suffix.lower() not in ("", ".zip"):
+        raise CpsolveError(f"{output}: the STL export is one file per piece: name a folder (no suffix) or a .zip",
+                           field="--output")
     puzzle = puzzle_of(model, problem, "export")
     solutions = [] if with_solutions is None else _held(with_solutions)
     data = api.export(puzzle, fmt, symmetry_breaking=symmetry_breaking, encoding=encoding,  # type: ignore[call-overload]
                       solutions=solutions, unit=unit, clearance=clearance)
     try:
-        if isinstance(data, dict):  # stl: one file per piece in the folder -o names
+        if isinstance(data, dict) and output.suffix.lower() == ".zip":  # stl: one file per piece, zipped
+            import zipfile
+
+            with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name, solid in data.items():
+                    archive.writestr(name, solid)
+        elif isinstance(data, dict):  # stl: one file per piece in the folder -o names
             output.mkdir(parents=True, exist_ok=True)
             for name, solid in data.items():
                 (output / name).write_bytes(solid)
@@ -92,10 +103,11 @@ def export_cmd(
         raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(exc.filename or output)) from None
     if fmt == "stl":
         copies = sum(p.count for p in puzzle.pieces)
-        what = (f"{len(data)} STL files written to {output} ({copies} pieces to print, {unit:g} mm cubes, "
-                f"clearance {clearance:g} mm)")
+        what = (f"{counted(len(data), 'STL file')} written to {output} ({counted(copies, 'piece')} to print: "
+                f"NAME-xK.stl K times, {unit:g} mm cubes, clearance {clearance:g} mm)")
     elif fmt == "xmpuzzle":
-        what = f"{len(puzzle.pieces)} pieces and {len(solutions)} solutions written to {output} (BurrTools xmpuzzle)"
+        what = (f"{counted(len(puzzle.pieces), 'piece')} and {counted(len(solutions), 'solution')} written to {output} "
+                "(BurrTools xmpuzzle)")
     else:
         what = f"{'symmetry-broken ' if symmetry_breaking else ''}problem written to {output} ({fmt})"
     typer.echo(f"{api.printable(puzzle.name)}: {what}", err=True)

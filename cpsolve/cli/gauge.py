@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from .common import ModelArg, ProblemOpt, app, puzzle_of
+from .common import ModelArg, ProblemOpt, app, counted, puzzle_of
 
 
 @app.command()
@@ -20,6 +20,8 @@ def estimate(
     model: ModelArg,
     probes: Annotated[int, typer.Option(min=10, max=10_000_000, help="Random walks through the search tree.")] = 4000,
     symmetry_breaking: Annotated[bool, typer.Option(help="Estimate the symmetry-broken search.")] = True,
+    backend: Annotated[str, typer.Option("--backend", "-b", help="The backend the run would use: only dlx's "
+                                         "search is estimated (auto: dlx for packings).")] = "auto",
     problem: ProblemOpt = None,
 ) -> None:
     """Estimate the size of the search and its time on the dlx engine before running it.
@@ -30,14 +32,9 @@ def estimate(
     """
     from .. import api
 
-    found = api.estimate(puzzle_of(model, problem, "estimate"), probes=probes, symmetry_breaking=symmetry_breaking)
-    typer.echo(f"{api.printable(found.puzzle)}: about {found.nodes:,.0f} search nodes (± {found.stderr:,.0f}, "
-               f"one standard error, {found.walks} walks); {found.symmetry_breaking}")
-    if found.seconds is None or found.nodes_per_second is None:
-        typer.echo("no time estimate: the dlx engine is not built here")
-    else:
-        typer.echo(f"about {found.seconds:,.1f} s on one core (± {found.seconds_spread or 0:,.1f} s) at the dlx "
-                   f"engine's {found.nodes_per_second:,.0f} nodes/s on this puzzle")
+    found = api.estimate(puzzle_of(model, problem, "estimate"), probes=probes, symmetry_breaking=symmetry_breaking,
+                         backend=backend)
+    typer.echo(str(found))
 
 
 @app.command("journal")
@@ -58,9 +55,14 @@ def journal_cmd(
         return
     share = f" ({100 * s.size_done / s.size:.1f} % of the estimated work)" if s.size else ""
     state = "complete" if s.complete else "unfinished"
-    typer.echo(f"{printable(s.puzzle)}: {state} run; {s.parts_done} of {s.parts} subproblems done{share}")
-    typer.echo(f"{s.found} solutions found in the finished subproblems; {s.classes} classes up to rotation and "
-               f"reflection and {s.rotation_classes} up to rotation recorded")
+    typer.echo(f"{printable(s.puzzle)}: {state} run; {s.parts_done} of {counted(s.parts, 'subproblem')} done{share}")
+    if s.complete:  # the run's own summary line
+        typer.echo(f"{s.total} solutions in all, {s.rotation_classes} up to rotation, {s.classes} up to rotation and "
+                   "reflection")
+    else:  # the same three numbers, each as far as the journal knows it
+        typer.echo(f"so far {s.classes} up to rotation and reflection, {s.rotation_classes} up to rotation (the lines "
+                   f"of the solutions file); {s.total} solutions in all in the finished subproblems (the others are "
+                   "searched again on --resume)")
     stamp = "%Y-%m-%d %H:%M:%S"
     typer.echo(f"started {time.strftime(stamp, time.localtime(s.started))}, last recorded "
                f"{time.strftime(stamp, time.localtime(s.updated))}; fingerprint {s.fingerprint}")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import IdOpt, ProblemOpt, _which, app
+from .common import IdOpt, ProblemOpt, _which, app, counted
 
 if TYPE_CHECKING:
     from ..api import Solution
@@ -113,7 +113,7 @@ def view_cmd(
     except OSError as exc:
         raise CpsolveError(f"cannot write the page: {exc.strerror}", where=str(output)) from None
     n = len(chosen)
-    typer.echo(f"wrote {output}: {n} solution{'s' if n != 1 else ''}, {len(html.encode()) / 1e6:.2f} MB", err=True)
+    typer.echo(f"wrote {output}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB", err=True)
 
 
 @app.command("disassemble")
@@ -156,20 +156,20 @@ def disassemble_cmd(
         stuck = found.stuck
         assert stuck is not None
         say(f"{name}, {which}: does not come apart by sliding pieces")
-        say(f"  stuck: {' '.join(stuck.pieces)} ({stuck.states} states reached, none separates them)")
+        say(f"  stuck: {' '.join(stuck.pieces)} ({counted(stuck.states, 'state')} reached, none separates them)")
         for g in stuck.locked:
             say(f"  locked together in every state reached: {' '.join(g)}")
         return
     sep = found.separation
     say(f"{name}, {which}: comes apart, level {found.level_text()} "
-        f"({sep.total_moves()} moves in all, {found.states} states searched)")
+        f"({counted(sep.total_moves(), 'move')} in all, {counted(found.states, 'state')} searched)")
     if burrtools is not None and burrtools != found.level_text():
         say(f"BurrTools stored level {burrtools} with this assembly: it keeps the first shortest way its "
             "search meets, which depends on how the assembly is turned; cpsolve keeps the way whose parts "
             "come apart most easily (the same in any orientation)")
     number = 0
     for step in sep.steps():
-        say(f"{' '.join(step.pieces)}: {len(step.moves)} move{'s' if len(step.moves) != 1 else ''}")
+        say(f"{' '.join(step.pieces)}: {counted(len(step.moves), 'move')}")
         for m in step.moves:
             number += 1
             say(f"  {number:>4}. {m.text()}")

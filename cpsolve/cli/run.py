@@ -16,6 +16,7 @@ from .. import limits
 from ..errors import CpsolveError
 from . import common  # common.STARTED, read when used: main() resets it for a later run in this process
 from .common import (
+    TIMEOUT_EXIT,
     BackendOpt,
     IdOpt,
     ModelArg,
@@ -40,16 +41,24 @@ if TYPE_CHECKING:
 
 @app.command("list")
 def list_models() -> None:
-    """The built-in models with their piece count, volume and source."""
+    """The built-in models: pieces, volume and what each is, in the terminal's width."""
+    import shutil
+
     from .. import api
 
     rows = []
     for name in api.models():
         puzzle = api.load(name)
         pieces = str(puzzle.n_pieces) if puzzle.kind == "pieces" else f"chain of {puzzle.n_pieces}"
-        source = " ".join(puzzle.source.split())
-        rows.append((name, pieces, str(len(puzzle.container)), source if len(source) <= 70 else source[:69] + "…"))
-    _table(("model", "pieces", "volume", "source"), rows)
+        rows.append((name, pieces, str(len(puzzle.container)), _first_sentence(puzzle.description)))
+    _table(("model", "pieces", "volume", "what"), rows, width=shutil.get_terminal_size().columns)
+
+
+def _first_sentence(text: str) -> str:
+    """A description's first sentence, on one line (the description goes on; `cpsolve.load(NAME)` has it)."""
+    words = " ".join(text.split())
+    end = words.find(". ")
+    return words if end < 0 else words[:end + 1]
 
 
 @app.command()
@@ -124,6 +133,8 @@ def enumerate_cmd(
             _print_levels(result.disassembly, min_level)
     if result.status == "interrupted":
         raise typer.Exit(130)
+    if result.status == "timeout":
+        raise typer.Exit(TIMEOUT_EXIT)
 
 
 def _print_summary(result: Result, sort: bool = False) -> None:
@@ -143,6 +154,10 @@ def _print_summary(result: Result, sort: bool = False) -> None:
                        "complete run is sorted)")
 
 
+BAR = 60
+"""The longest bar of `enumerate --disassemble`'s histogram of levels, in characters."""
+
+
 def _counts(counts: object) -> str:
     """Total / up to rotation / up to rotation and reflection, as every table and message writes them."""
     assert isinstance(counts, dict)
@@ -157,8 +172,10 @@ def _print_levels(tally: object, min_level: str | None) -> None:
     levels: dict[str, int] = tally["levels"]
     if levels:
         typer.echo("levels (solutions up to rotation and reflection):")
-        for level, n in levels.items():
-            typer.echo(f"  {level:>12}  {n:>6}  {'#' * min(n, 60)}")
+        top = max(levels.values())
+        for level, n in levels.items():  # one # per class, or the longest bar BAR wide and the others to scale
+            bar = n if top <= BAR else max(1, round(n * BAR / top))
+            typer.echo(f"  {level:>12}  {n:>6}  {'#' * bar}")
         typer.echo(f"highest level: {tally['highest_level'] or '-'}")
     if min_level is not None:
         kept = sum(n for level, n in levels.items() if _level(level) >= _level(min_level))
@@ -284,6 +301,8 @@ def compare(
     result.check()
     if any(r.status == "interrupted" for r in rows):
         raise typer.Exit(130)
+    if any(r.status == "timeout" for r in rows):
+        raise typer.Exit(TIMEOUT_EXIT)
 
 
 def _compare_table(rows: Sequence[Any]) -> None:
@@ -355,6 +374,8 @@ def report(
         raise typer.Exit(1)
     if any(r.status == "interrupted" for r in done.rows):
         raise typer.Exit(130)
+    if any(r.status == "timeout" for r in done.rows):
+        raise typer.Exit(TIMEOUT_EXIT)
 
 
 def _check_out_dir(path: Path) -> None:
