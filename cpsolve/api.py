@@ -456,9 +456,9 @@ class Counts(NamedTuple):
         return _table(("total", "up to rotation", "up to rotation and reflection"), [tuple(map(str, self))])
 
 
-JSON_KEYS = ("puzzle", "backend", "total", "unique_rotation", "unique_symmetry", "seconds", "status", "complete",
-             "solutions_found", "symmetry_breaking", "first_solution_seconds", "subproblems", "subproblems_done",
-             "idle_tail_seconds", "prepare_seconds", "solutions_file", "journal", "disassembly")
+JSON_KEYS = ("puzzle", "backend", "backend_reason", "total", "unique_rotation", "unique_symmetry", "seconds", "status",
+             "complete", "solutions_found", "symmetry_breaking", "first_solution_seconds", "subproblems",
+             "subproblems_done", "idle_tail_seconds", "prepare_seconds", "solutions_file", "journal", "disassembly")
 """The keys of `Result.as_json()` (`cpsolve enumerate --json`), in order: always all of them."""
 
 
@@ -481,6 +481,9 @@ class Result:
     solutions_found: int
     """Solutions the backend reported (one per kept key placement with symmetry breaking)."""
     _json: dict[str, object] = field(repr=False, compare=False)
+    backend_reason: str | None = None
+    """Why the default backend ("auto") took `backend` rather than dlx, the fastest (a chain puzzle:
+    sat); None when it is dlx or was asked for by name."""
     subproblems: int = 1
     subproblems_done: int = 0
     prepare_seconds: float | None = None
@@ -515,8 +518,8 @@ class Result:
 
 def _result(raw: EnumerationResult, **more: object) -> Result:
     return Result(raw.puzzle, raw.backend, raw.status.value, Counts(**raw.counts()), raw.seconds,
-                  raw.first_solution_seconds, raw.key, raw.tally.found, raw.as_json(), raw.subproblems,
-                  raw.subproblems_done, **more)  # type: ignore[arg-type]
+                  raw.first_solution_seconds, raw.key, raw.tally.found, raw.as_json(), raw.backend_reason,
+                  raw.subproblems, raw.subproblems_done, **more)  # type: ignore[arg-type]
 
 
 def _relabel(result: Result, status: str) -> Result:
@@ -972,7 +975,7 @@ class Enumeration(Iterator[Solution]):
         from .search.result import EnumerationResult
 
         raw = EnumerationResult(self._prepared.name, self._engine.label, self._prepared.broken.key.describe(),
-                                status=Status(status))
+                                status=Status(status), backend_reason=self._engine.reason)
         return _result(raw)
 
     def _repr_html_(self) -> str:
@@ -1378,23 +1381,16 @@ def estimate(puzzle: Puzzle, *, probes: int = 4000, symmetry_breaking: bool = Tr
     >>> 100 < e.nodes < 10_000, e.walks
     (True, 400)
     """
-    from .search.backends import BackendUnavailable, backend_class, for_problem
+    from .search.backends import for_problem
     from .search.enumeration import prepare, subproblems
-    from .search.estimate import estimate_run, modelled
+    from .search.estimate import estimate_run
 
     prepared = prepare(puzzle, symmetry_breaking)
-    try:
-        engine = for_problem(backend, prepared.problem)
-    except BackendUnavailable:
-        engine = None
-    if engine is None or engine.name != "dlx":
-        why = backend_class("dlx")().unsupported_reason(prepared.problem)
-        runs = f"this puzzle runs on {engine.label}" if engine is not None else f"{backend} cannot run it here"
-        raise CpsolveError(f"the estimate is of the dlx engine's search, and {runs}{f': {why}' if why else ''}",
+    engine = for_problem(backend, prepared.problem)
+    if engine.name != "dlx":
+        why = f" ({engine.reason})" if engine.reason else ""
+        raise CpsolveError(f"the estimate is of the dlx engine's search, and this puzzle runs on {engine.label}{why}",
                            where=prepared.name, field="backend", exit_code=1)
-    if not modelled(prepared.problem):
-        raise CpsolveError("the estimate does not model optional cells or piece ranges yet", where=prepared.name,
-                           exit_code=1)
     found = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
     return Estimate(prepared.name, found.tree.nodes, found.tree.stderr, found.tree.probes,
                     prepared.broken.key.describe(), found.nodes_per_second)

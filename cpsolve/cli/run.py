@@ -146,7 +146,8 @@ def _print_summary(result: Result, sort: bool = False) -> None:
         f"{printable(result.puzzle)}: {head}{c.total} solutions in all, {c.unique_rotation} up to rotation, "
         f"{c.unique_symmetry} up to rotation and reflection"
     )
-    typer.echo(f"backend {result.backend}; {result.symmetry_breaking}; {result.seconds:.2f} s")
+    why = f" (chosen by auto: {result.backend_reason})" if result.backend_reason else ""
+    typer.echo(f"backend {result.backend}{why}; {result.symmetry_breaking}; {result.seconds:.2f} s")
     if result.solutions_file is not None:
         typer.echo(f"{c.unique_symmetry} canonical solutions written to {result.solutions_file}")
         if sort:

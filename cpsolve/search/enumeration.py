@@ -312,7 +312,8 @@ def enumerate_classes(
         raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
     start = time.perf_counter()
     deadline = None if timeout is None else time.time() + timeout
-    result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe())
+    result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe(),
+                               backend_reason=backend.reason)
     result.tally.numberings = 1 + len(prepared.problem.label_symmetries)
     collect = _Collector(prepared, result, limit, on_class, progress, start)
     # Sizes order a pool's work and clock the progress bar; a quiet run on one worker needs neither.

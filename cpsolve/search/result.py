@@ -47,6 +47,8 @@ class EnumerationResult:
     """Search nodes of the subproblems a journal said were finished before this run started."""
     resumed_found: int = 0
     """Solutions those subproblems had found."""
+    backend_reason: str | None = None
+    """Why `auto` took this backend rather than dlx (None: dlx, or a backend asked for by name)."""
 
     def eta(self, elapsed: float) -> float | None:
         """Seconds left, taking this run's share of the estimated work done as its clock."""
@@ -66,6 +68,7 @@ class EnumerationResult:
         return {
             "puzzle": self.puzzle,
             "backend": self.backend,
+            "backend_reason": self.backend_reason,
             **self.counts(),
             "seconds": round(self.seconds, 4),
             "status": self.status.value,

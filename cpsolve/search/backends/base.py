@@ -138,6 +138,9 @@ class Backend(ABC):
         """`options` is the text after a colon in `--backend name:options` (e.g. a SAT solver name)."""
         self.options = options
         self._kept: tuple[ExactCoverProblem, object] | None = None
+        self.reason: str | None = None
+        """Why `auto` took this backend and not dlx, the fastest (`for_problem` sets it; None when the
+        backend was named, or is dlx): an enumeration's summary and its JSON say it."""
 
     requires: ClassVar[tuple[str, str] | None] = None
     """(module that must import, distribution whose version `version()` reports), or None when the
@@ -168,7 +171,8 @@ class Backend(ABC):
         return self._kept[1]  # type: ignore[return-value] # built by `build` for this very problem
 
     def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
-        """Why this backend cannot solve `problem`, or None. Overridden by limited backends."""
+        """Why this backend cannot solve `problem`, or None. Overridden by limited backends. The reason
+        alone: `for_problem` adds the backends that can."""
         return None
 
     @property
@@ -215,5 +219,5 @@ class ExactCoverBackend(Backend):
 
     def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
         if problem.side_clauses:
-            return f"{self.name} solves pure exact cover; chain puzzles need joint constraints (use cpsat or sat)"
+            return f"{self.name} solves pure exact cover, and the joints of a chain puzzle are not exact cover"
         return None
