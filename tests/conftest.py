@@ -34,9 +34,10 @@ def one_line(proc: subprocess.CompletedProcess[str], code: int, *fragments: str)
         assert fragment in lines[0], (fragment, lines[0])
 
 
-def run_json(*args: str, cwd: Path | None = None) -> dict:
+def run_json(*args: str, cwd: Path | None = None, status: int = 0) -> dict:
+    """The JSON object a command prints with --json; `status`: its exit status (3: cut short by --timeout)."""
     proc = run_cli(*args, "--json", cwd=cwd)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == status, proc.stderr
     return json.loads(proc.stdout)
 
 

@@ -279,9 +279,9 @@ def test_an_unwritable_destination_fails_before_the_run(tmp_path):
 
 EARLY = {
     "loading": "import os, signal, sys; sys.argv = ['cpsolve', 'enumerate', 'bedlam', '-q']\n"
-               "import cpsolve.cli, cpsolve.puzzle.catalog as c\nload = c.load\n"
-               "def interrupted(name):\n    os.kill(os.getpid(), signal.SIGINT)\n    return load(name)\n"
-               "c.load = interrupted\ncpsolve.cli.main()\n",
+               "import cpsolve.cli, cpsolve.puzzle.catalog as c\nread = c.read\n"
+               "def interrupted(name):\n    os.kill(os.getpid(), signal.SIGINT)\n    return read(name)\n"
+               "c.read = interrupted\ncpsolve.cli.main()\n",
 }
 
 

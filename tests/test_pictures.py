@@ -332,7 +332,7 @@ def test_cli_rejects_bad_picture_options_in_one_line(tmp_path: Path) -> None:
     for args, needle in [
         (["soma", "-o", str(tmp_path / "x.gif")], "--output"),
         (["soma", "-o", str(tmp_path / "x.png"), "--view", "sideways"], "--view"),
-        (["soma", "-o", str(tmp_path / "x.png"), "--sheet", "3"], "--sheet"),
+        (["soma", "-o", str(tmp_path / "x.png"), "--sheet", "3", "--pieces"], "--sheet"),
     ]:
         proc = run_cli("draw", *args)
         assert proc.returncode == 2
@@ -422,6 +422,14 @@ def test_size_sets_the_longer_side_in_pixels() -> None:
     assert max(_png(cpsolve.draw(cpsolve.load("soma"), size=500)).size) == 500
     with pytest.raises(cpsolve.CpsolveError, match="size"):
         cpsolve.draw(soma, size=3)
+
+
+def test_draw_takes_size_on_the_command_line(tmp_path: Path) -> None:
+    proc = run_cli("draw", "soma", "-o", str(tmp_path / "s.png"), "--size", "300")
+    assert proc.returncode == 0, proc.stderr
+    assert max(_png((tmp_path / "s.png").read_bytes()).size) == 300
+    refused = run_cli("draw", "soma", "-o", str(tmp_path / "t.png"), "--size", "3")
+    assert refused.returncode == 2 and "--size" in refused.stderr and not (tmp_path / "t.png").exists()
 
 
 def test_a_sheet_of_chain_solutions_draws_chains(tmp_path: Path) -> None:

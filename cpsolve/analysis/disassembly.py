@@ -189,6 +189,10 @@ class Disassembly:
             return []
         return [m for s in self.separation.steps() for m in s.moves]
 
+    def as_json(self) -> dict[str, object]:
+        """What `cpsolve disassemble --json` prints about the assembly (apart from its name)."""
+        return disassembly_json(self)
+
 
 def format_level(level: Sequence[int]) -> str:
     return ".".join(str(v) for v in level)

@@ -99,3 +99,20 @@ def _legend(symbols: dict[str, str]) -> list[str]:
         piece = printable(piece)  # labels come from a solutions file, which is edited by hand as easily
         lines.append(f"{' '.join(syms)} = {piece}{copies}" if len(syms) <= 8 else f"{''.join(syms)} = {piece}{copies}")
     return lines
+
+
+def duration(seconds: float) -> str:
+    """A time as a person reads it: "0.04 s", "12.5 min", "3.2 h", "41 days", "265 years", "2.7e+11 years"
+    (an estimate of 8,356,808,800.6 s says nothing until it is put in years)."""
+    if seconds < 9.995:
+        return f"{seconds:.2f} s"
+    for unit, size, next_size, digits in (("s", 1, 60, 1), ("min", 60, 3600, 1), ("h", 3600, 86400, 1)):
+        if round(seconds / size, digits) < next_size / size:
+            return f"{seconds / size:,.{digits}f} {unit}"
+    days = seconds / 86400
+    if round(days) < 365:
+        return f"{days:,.0f} day{'s' if round(days) != 1 else ''}"
+    years = days / 365.25
+    if years >= 1e6:
+        return f"{years:.1e} years"
+    return f"{years:,.0f} year{'s' if round(years) != 1 else ''}"

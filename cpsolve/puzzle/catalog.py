@@ -64,10 +64,9 @@ def is_burrtools(path: Path) -> bool:
     return head[:2] == b"\x1f\x8b" or head == b"<?xml"
 
 
-@cache
-def load(model: str, strict: bool = True) -> Puzzle:
+def read(model: str, strict: bool = True) -> Puzzle:
     """Read and validate a puzzle (a built-in name, a YAML file, or a BurrTools `.xmpuzzle` file, whose
-    first problem is taken); errors name the file. `strict`: as `model.to_puzzle`."""
+    first problem is taken), from the file every time; errors name the file. `strict`: as `model.to_puzzle`."""
     source = resolve(model)
     if isinstance(source, Path) and is_burrtools(source):
         return read_xmpuzzle(source, strict=strict)
@@ -78,3 +77,8 @@ def load(model: str, strict: bool = True) -> Puzzle:
         return to_puzzle(spec, origin=where, strict=strict)
     except CpsolveError as exc:
         raise exc.located(where) from None
+
+
+load = cache(read)
+"""`read`, each puzzle read once per process (the stages below the API load the same models again and again:
+a report, a design search)."""

@@ -82,6 +82,13 @@ class Puzzle:
     groups: tuple[frozenset[str], ...] = ()
     """Sets of piece names that may stay together when the puzzle is taken apart (disassembly)."""
 
+    def __repr__(self) -> str:
+        """One short line: the name and size, not every cell (a 54-piece puzzle's full repr ran to 12,700
+        characters); `dataclasses.fields` or the attributes give the rest."""
+        what = f"a chain of {self.n_pieces} cubes" if self.kind == "chain" else f"{self.n_pieces} pieces"
+        optional = f", {len(self.optional)} optional" if self.optional else ""
+        return f"Puzzle({self.name!r}, {what}, {len(self.container)} cells{optional})"
+
     @property
     def n_pieces(self) -> int:
         """Pieces placed in a solution, copies counted (a chain: its cubes); with ranges, the most."""

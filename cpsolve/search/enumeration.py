@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import CpsolveError, CpsolveNotice
 from ..limits import check_timeout
-from ..problem.canonical import Canonicalizer, Forms
+from ..problem.canonical import Canonicalizer, Forms, class_id
 from ..problem.chains import chain_problem
 from ..problem.placements import ExactCoverProblem, bit_indices, packing_problem
 from ..problem.symmetry import (
@@ -219,6 +219,7 @@ class _Collector:
             assemblies=forms.orbit * (2 if forms.mirror_distinct else 1),
             mirror_distinct=forms.mirror_distinct,
             placements=tuple(placements),
+            id=class_id(forms.symmetry_key),
         )
 
     def settle(self) -> None:
