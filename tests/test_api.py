@@ -230,10 +230,24 @@ def test_count_and_run_agree_with_the_reference(backend):
     assert result.as_json()["total"] == expected[0] and result.as_json()["status"] == "complete"
 
 
+def test_results_say_why_auto_took_another_backend():
+    """`backend_reason`: None for dlx (every packing) and for a backend named; for a chain, which
+    `auto` sends to sat, why dlx could not take it, in the result and in its JSON."""
+    chain = cpsolve.run(cpsolve.load("snake-27"))
+    assert (chain.backend, tuple(chain.counts)) == ("sat", (48, 2, 1))
+    assert chain.backend_reason == chain.as_json()["backend_reason"] == (
+        "dlx solves pure exact cover, and the joints of a chain puzzle are not exact cover")
+    assert cpsolve.run(cpsolve.load("snake-27"), backend="sat").backend_reason is None
+    with cpsolve.enumerate(cpsolve.load("snake-27")) as run:
+        assert sum(1 for _ in run) == 1
+    assert run.result.backend_reason == chain.backend_reason
+    assert cpsolve.run(cpsolve.load("soma")).backend_reason is None
+
+
 def test_count_refuses_to_return_incomplete_counts():
     with pytest.raises(cpsolve.CpsolveError, match="timeout after") as err:
         cpsolve.count(cpsolve.load("bedlam"), timeout=0.3)
-    assert err.value.exit_code == 1
+    assert err.value.exit_code == 3  # the command line's status for a run cut short by its timeout
 
 
 def test_enumeration_is_an_iterator_with_a_result():

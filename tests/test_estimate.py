@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import pytest
 from conftest import run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_engine_twin import instances
 
+from cpsolve.problem.placements import ExactCoverProblem, Row
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import build_engine
 from cpsolve.search.enumeration import plan, prepare, subproblems
@@ -60,16 +64,89 @@ def test_estimate_command_prints_nodes_and_time():
     assert "s on one core" in second and "nodes/s" in second
 
 
-def test_puzzles_with_optional_cells_or_ranges_are_not_estimated(tmp_path):
-    """The walks fill every cell with exactly each piece's count: with optional cells or ranges they would
-    follow another tree, so `estimate` says so in one line and the key choice keeps the cheap rule."""
-    path = tmp_path / "opt.yaml"
-    path.write_text("name: opt\ncontainer:\n  layers: [['##+', '###']]\npieces:\n"
-                    "  A: {cells: [[0,0,0], [1,0,0]]}\n  B: {cells: [[0,0,0], [1,0,0], [2,0,0]]}\n")
-    proc = run_cli("estimate", str(path))
-    assert proc.returncode == 1
-    assert proc.stderr.strip() == "cpsolve: error: opt: the estimate does not model optional cells or piece ranges yet"
-    assert prepare(load(str(path))).broken.key.kind in ("piece", "cell", "none")
+DESIGNER = """
+name: designer
+container:
+  layers:
+    - ["####", "####", "####"]
+    - ["####", "#++#", "####"]
+    - ["....", "++++", "...."]
+pieces:
+  L: {cells: [[0,0,0], [1,0,0], [2,0,0], [0,1,0]]}
+  T: {cells: [[0,0,0], [1,0,0], [2,0,0], [1,1,0]]}
+  S: {cells: [[0,0,0], [1,0,0], [1,1,0], [2,1,0]]}
+  I: {cells: [[0,0,0], [1,0,0], [2,0,0], [3,0,0]]}
+  V: {cells: [[0,0,0], [1,0,0], [0,1,0]], count: {min: 0, max: 3}}
+  M: {cells: [[0,0,0]], count: {min: 0, max: 2}}
+"""
+"""A designer's puzzle: 6 optional cells, two pieces with ranges, four single pieces that may be the key
+(about a million search nodes)."""
+
+
+def _real_nodes(broken) -> int:
+    engine = build_engine(broken.problem)
+    return sum(engine.search(None, forced=s)["nodes"] for s in subproblems(broken))
+
+
+def test_optional_cells_and_ranges_are_estimated(write_puzzle):
+    """The walks follow the engine's tree with optional cells (its extension phase) and ranges (copies
+    still needed, not copies left): `estimate` gives the size of the search, where it refused before
+    ("does not model optional cells or piece ranges yet"). With optional cells every child the walk
+    counts is a node of the engine, so the mean is the engine's node count."""
+    path = write_puzzle(DESIGNER)
+    proc = run_cli("estimate", str(path), "--probes", "20000")
+    assert proc.returncode == 0, proc.stderr
+    first = proc.stdout.splitlines()[0]
+    nodes = int(first.split("about ")[1].split(" search")[0].replace(",", ""))
+    spread = int(first.split("± ")[1].split(", one")[0].replace(",", ""))
+    real = _real_nodes(prepare(load(str(path))).broken)
+    assert abs(nodes - real) <= max(5 * spread, 0.02 * real), (nodes, spread, real)
+    assert spread < 0.05 * real
+
+
+def test_the_key_of_a_designer_puzzle_is_chosen_by_tree_size(write_puzzle, monkeypatch):
+    """With optional cells and ranges the key choice compares estimated trees as for any packing (it
+    kept the fewest-representatives piece before): on DESIGNER that is I, the estimates pick S, and S
+    searches far fewer nodes. The tree is small enough that the choice is skipped; lowering the
+    threshold makes it run."""
+    import cpsolve.search.estimate as est
+
+    puzzle = load(str(write_puzzle(DESIGNER)))
+    cheap = prepare(puzzle)
+    assert cheap.broken.key.name == "I"  # under SMALL_TREE: the fewest representatives
+    monkeypatch.setattr(est, "SMALL_TREE", 0.0)
+    chosen = prepare(puzzle)
+    assert chosen.broken.key.name == "S"
+    assert _real_nodes(chosen.broken) < 0.7 * _real_nodes(cheap.broken)  # 835,594 against 1,336,787
+    assert prepare(puzzle, workers=2).broken.key == chosen.broken.key
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances(), st.integers(0, 2**64 - 1))
+def test_walks_equal_the_twin_with_optional_cells_and_ranges(instance, seed):
+    """The compiled walks and the twin, walk for walk, on random problems with ranges and optional
+    cells (the engine twin's instances), from the root and from each single row forced."""
+    n_cells, counts, rows, low, optional = instance
+    problem = ExactCoverProblem("random", tuple((c, 0, 0) for c in range(n_cells)),
+                                tuple(f"P{p}" for p in range(len(counts))), tuple(counts),
+                                tuple(Row(p, cells) for p, cells in rows), optional=tuple(optional or ()),
+                                piece_minimums=tuple(low) if low else ())
+    starts = [(), *((r,) for r in range(min(len(rows), 6)))]
+    for each in (False, True):
+        compiled = probe_values(problem, starts, 8, seed=seed, each=each)
+        assert compiled == probe_values(problem, starts, 8, seed=seed, compiled=False, each=each)
+
+
+def test_designer_estimates_are_close_to_the_real_tree(write_puzzle):
+    """Part sizes of a designer's puzzle (they order a pool's work, and it used to get none): their sum
+    is the engine's tree, part by part as a whole."""
+    broken = prepare(load(str(write_puzzle(DESIGNER)))).broken
+    parts = plan(broken, 2, 8)
+    sizes = part_sizes(broken.problem, parts, probes=300 * len(parts), seconds=60)
+    assert sizes is not None and len(sizes) == len(parts) > 8
+    engine = build_engine(broken.problem)
+    real = sum(engine.search(None, forced=p)["nodes"] for p in parts)
+    assert abs(sum(sizes) - real) <= 0.1 * real, (sum(sizes), real)
 
 
 @pytest.mark.parametrize("model", ["soma", "t-tetracube-6x6x2"])

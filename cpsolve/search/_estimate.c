@@ -8,31 +8,44 @@
  * node choose one child uniformly at random, and add the product of the branching degrees seen so
  * far; the mean over many walks is an unbiased estimate of the number of nodes.
  *
- * The tree estimated is the one the dlx engine (_xcover.c) searches: at each node the empty cell
- * with the fewest fitting placements (lowest cell first on ties), or a single-copy piece with fewer
- * placements than that cell; a node where some empty cell or piece can no longer be completed has
- * no children. (The engine's pocket-size pruning is left out: it removes almost no nodes.)
+ * The tree estimated is the one the dlx engine (_xcover.c) searches: at each node the uncovered
+ * required cell with the fewest fitting placements (lowest cell first on ties), or a needed
+ * single-copy piece with fewer placements than that cell; a node where some required cell can no
+ * longer be covered, or some piece has fewer placements than the copies it still needs (its range's
+ * low bound less its uses), has no children. Once every required cell is covered the engine's
+ * extension phase follows when there are optional cells: a node whose list holds n placements that
+ * still fit has n children (each placement in list order, followed only by those after it), none
+ * when more copies are still needed than placements are left. (The engine's pocket-size pruning is
+ * left out: it is off, and removes almost no nodes.)
  *
  * The readable twin is `cpsolve/search/estimate.py::python_probe`: the same walk with the same
  * random numbers (xorshift64*), so tests can check that both return the same estimate bit for bit.
- * State per walk: occ (filled cells), rem (copies left per piece), live (rows that still fit: the
- * list is rebuilt from the parent's at every step; a walk never backtracks, so nothing is undone).
- * All buffers are allocated once per call.
+ *
+ * Why sparse (rows by cell and by piece, counts kept up to date) rather than bitboards: a walk never
+ * backtracks, so choosing a placement only has to retire the placements it conflicts with and lower
+ * the counts they held; a rebuilt list of live placements cost rows x words per step, which for a
+ * large container (Moira's Cube: 729 cells, 8,152 placements) made a walk ten times dearer, and
+ * bitboards capped the container at 512 cells. State per walk: filled cells, copies left and still
+ * needed per piece, alive rows with the number of alive rows per cell and per piece. A subproblem's
+ * starting state (its forced rows applied) is made once and copied for each of its walks. All
+ * buffers are allocated once per call.
  */
 #include "_native.h"
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXW 8
-
 typedef struct {
-    int n_cells, W, n_rows, n_pieces;
-    uint64_t *mask;     /* n_rows * W */
-    int *row_piece;     /* n_rows */
-    int *piece_count;   /* n_pieces */
-    int *live, *next, *cnt, *pcount, *rem, *cands;
+    int n_cells, n_rows, n_pieces, has_optional;
+    int *row_start, *row_cells;     /* a row's cells: row_cells[row_start[r] .. row_start[r + 1]] */
+    int *cell_start, *cell_rows;    /* the rows covering a cell, in row order */
+    int *piece_start, *piece_rows;  /* a piece's rows, in row order */
+    int *row_piece, *piece_count, *piece_low;
+    unsigned char *required;        /* n_cells */
+    /* one walk's state, and the start it began from (`at`: which start it is, -1 none yet) */
+    unsigned char *alive, *filled, *alive0, *filled0;
+    int *cnt, *pcount, *rem, *need, *cnt0, *pcount0, *rem0, *need0, *cands;
+    int short_, req_left, short0, req_left0, clash0, at;
 } Est;
 
 /* xorshift64* (Vigna): the generator the Python twin uses too. */
@@ -45,147 +58,251 @@ static uint64_t next_random(uint64_t *s) {
     return x * 2685821657736338717ULL;
 }
 
-static double walk(Est *e, const int *forced, int nf, uint64_t *rng) {
-    const int W = e->W;
-    uint64_t occ[MAXW] = {0}, full[MAXW] = {0};
-    for (int c = 0; c < e->n_cells; c++) full[c / 64] |= (uint64_t)1 << (c % 64);
+/* Row r is no longer live: it leaves its cells' and its piece's counts. */
+static inline void retire(Est *e, int r) {
+    e->alive[r] = 0;
+    for (int k = e->row_start[r]; k < e->row_start[r + 1]; k++) e->cnt[e->row_cells[k]]--;
+    e->pcount[e->row_piece[r]]--;
+}
+
+/* Choose live row x: fill its cells, retire every live row that meets them, take a copy of its piece
+ * (retiring the piece's rows when none is left). */
+static void take(Est *e, int x) {
+    for (int k = e->row_start[x]; k < e->row_start[x + 1]; k++) {
+        const int c = e->row_cells[k];
+        e->filled[c] = 1;
+        e->req_left -= e->required[c];
+        for (int j = e->cell_start[c]; j < e->cell_start[c + 1]; j++)
+            if (e->alive[e->cell_rows[j]]) retire(e, e->cell_rows[j]);
+    }
+    const int p = e->row_piece[x];
+    e->rem[p]--;
+    e->short_ -= e->need[p]-- > 0;
+    if (e->rem[p] == 0)
+        for (int j = e->piece_start[p]; j < e->piece_start[p + 1]; j++)
+            if (e->alive[e->piece_rows[j]]) retire(e, e->piece_rows[j]);
+}
+
+/* The state at the node `forced` (start number `which`), kept so the start's next walks copy it. */
+static void start_state(Est *e, const int *forced, int nf, int which) {
+    memset(e->filled, 0, (size_t)e->n_cells);
     memcpy(e->rem, e->piece_count, sizeof(int) * (size_t)e->n_pieces);
-    for (int i = 0; i < nf; i++) {
-        const uint64_t *m = e->mask + (size_t)forced[i] * W;
-        for (int w = 0; w < W; w++) {
-            if (occ[w] & m[w]) return 1.0; /* clashing forced rows: a dead root */
-            occ[w] |= m[w];
+    memcpy(e->need, e->piece_low, sizeof(int) * (size_t)e->n_pieces);
+    e->clash0 = 0;
+    for (int i = 0; i < nf && !e->clash0; i++) {
+        const int r = forced[i];
+        for (int k = e->row_start[r]; k < e->row_start[r + 1]; k++) {
+            if (e->filled[e->row_cells[k]]) e->clash0 = 1; /* clashing forced rows: a dead root */
+            e->filled[e->row_cells[k]] = 1;
         }
-        if (--e->rem[e->row_piece[forced[i]]] < 0) return 1.0;
+        if (--e->rem[e->row_piece[r]] < 0) e->clash0 = 1;
+        e->need[e->row_piece[r]]--;
     }
-    int n_live = 0;
+    e->short0 = 0;
+    for (int p = 0; p < e->n_pieces; p++) e->short0 += e->need[p] > 0 ? e->need[p] : 0;
+    e->req_left0 = 0;
+    for (int c = 0; c < e->n_cells; c++) e->req_left0 += e->required[c] && !e->filled[c];
+    memset(e->cnt0, 0, sizeof(int) * (size_t)e->n_cells);
+    memset(e->pcount0, 0, sizeof(int) * (size_t)e->n_pieces);
     for (int r = 0; r < e->n_rows; r++) {
-        if (e->rem[e->row_piece[r]] <= 0) continue;
-        const uint64_t *m = e->mask + (size_t)r * W;
-        uint64_t clash = 0;
-        for (int w = 0; w < W; w++) clash |= m[w] & occ[w];
-        if (!clash) e->live[n_live++] = r;
+        int live = e->rem[e->row_piece[r]] > 0;
+        for (int k = e->row_start[r]; k < e->row_start[r + 1] && live; k++) live = !e->filled[e->row_cells[k]];
+        e->alive0[r] = (unsigned char)live;
+        if (!live) continue;
+        for (int k = e->row_start[r]; k < e->row_start[r + 1]; k++) e->cnt0[e->row_cells[k]]++;
+        e->pcount0[e->row_piece[r]]++;
     }
+    memcpy(e->filled0, e->filled, (size_t)e->n_cells);
+    memcpy(e->rem0, e->rem, sizeof(int) * (size_t)e->n_pieces);
+    memcpy(e->need0, e->need, sizeof(int) * (size_t)e->n_pieces);
+    e->at = which;
+}
+
+static double walk(Est *e, const int *forced, int nf, int which, uint64_t *rng) {
+    if (which != e->at) start_state(e, forced, nf, which);
+    if (e->clash0) return 1.0;
+    memcpy(e->alive, e->alive0, (size_t)e->n_rows);
+    memcpy(e->filled, e->filled0, (size_t)e->n_cells);
+    memcpy(e->cnt, e->cnt0, sizeof(int) * (size_t)e->n_cells);
+    memcpy(e->pcount, e->pcount0, sizeof(int) * (size_t)e->n_pieces);
+    memcpy(e->rem, e->rem0, sizeof(int) * (size_t)e->n_pieces);
+    memcpy(e->need, e->need0, sizeof(int) * (size_t)e->n_pieces);
+    e->short_ = e->short0;
+    e->req_left = e->req_left0;
     double weight = 1.0, total = 1.0;
-    for (;;) {
-        int done = 1;
-        for (int w = 0; w < W; w++) done &= occ[w] == full[w];
-        if (done) break;
-        memset(e->cnt, 0, sizeof(int) * (size_t)e->n_cells);
-        memset(e->pcount, 0, sizeof(int) * (size_t)e->n_pieces);
-        for (int i = 0; i < n_live; i++) {
-            const uint64_t *m = e->mask + (size_t)e->live[i] * W;
-            e->pcount[e->row_piece[e->live[i]]]++;
-            for (int w = 0; w < W; w++)
-                for (uint64_t b = m[w]; b; b &= b - 1) e->cnt[w * 64 + __builtin_ctzll(b)]++;
-        }
+    while (e->req_left > 0) {
         int best = -1, best_n = 1 << 30;
         for (int c = 0; c < e->n_cells; c++)
-            if (!((occ[c / 64] >> (c % 64)) & 1) && e->cnt[c] < best_n) { best_n = e->cnt[c]; best = c; }
+            if (e->required[c] && !e->filled[c] && e->cnt[c] < best_n) { best_n = e->cnt[c]; best = c; }
         int best_piece = -1, dead = best_n == 0;
         for (int p = 0; p < e->n_pieces && !dead; p++) {
             if (e->rem[p] == 0) continue;
-            if (e->pcount[p] < e->rem[p]) dead = 1;
-            else if (e->rem[p] == 1 && e->pcount[p] < best_n) { best_n = e->pcount[p]; best_piece = p; }
+            if (e->pcount[p] < e->need[p]) dead = 1;
+            else if (e->rem[p] == 1 && e->need[p] == 1 && e->pcount[p] < best_n) { best_n = e->pcount[p]; best_piece = p; }
         }
-        if (dead) break;
+        if (dead) return total;
+        const int *from = best_piece >= 0 ? e->piece_rows + e->piece_start[best_piece] : e->cell_rows + e->cell_start[best];
+        const int n_from = best_piece >= 0 ? e->piece_start[best_piece + 1] - e->piece_start[best_piece]
+                                           : e->cell_start[best + 1] - e->cell_start[best];
         int d = 0;
-        for (int i = 0; i < n_live; i++) {
-            const int r = e->live[i];
-            const int covers = best_piece >= 0 ? e->row_piece[r] == best_piece
-                                               : (int)((e->mask[(size_t)r * W + best / 64] >> (best % 64)) & 1);
-            if (covers) e->cands[d++] = r;
-        }
+        for (int j = 0; j < n_from; j++)
+            if (e->alive[from[j]]) e->cands[d++] = from[j];
         weight *= d;
         total += weight;
-        const int chosen = e->cands[next_random(rng) % (uint64_t)d];
-        const uint64_t *m = e->mask + (size_t)chosen * W;
-        for (int w = 0; w < W; w++) occ[w] |= m[w];
-        e->rem[e->row_piece[chosen]]--;
-        int n_next = 0;
-        for (int i = 0; i < n_live; i++) {
-            const int r = e->live[i];
-            if (e->rem[e->row_piece[r]] <= 0) continue;
-            const uint64_t *q = e->mask + (size_t)r * W;
-            uint64_t clash = 0;
-            for (int w = 0; w < W; w++) clash |= q[w] & occ[w];
-            if (!clash) e->next[n_next++] = r;
+        take(e, e->cands[next_random(rng) % (uint64_t)d]);
+    }
+    if (!e->has_optional) return total;
+    /* The extension phase: the live rows in row order; each step keeps those after the one chosen. */
+    int *list = e->cands, n = 0;
+    for (int r = 0; r < e->n_rows; r++)
+        if (e->alive[r]) list[n++] = r;
+    while (n > 0 && e->short_ <= n) {
+        weight *= n;
+        total += weight;
+        const int i = (int)(next_random(rng) % (uint64_t)n), x = list[i], p = e->row_piece[x];
+        for (int k = e->row_start[x]; k < e->row_start[x + 1]; k++) e->filled[e->row_cells[k]] = 1;
+        e->rem[p]--;
+        e->short_ -= e->need[p]-- > 0;
+        int m = 0;
+        for (int j = i + 1; j < n; j++) {
+            const int r = list[j];
+            int fits = e->rem[e->row_piece[r]] > 0;
+            for (int k = e->row_start[r]; k < e->row_start[r + 1] && fits; k++) fits = !e->filled[e->row_cells[k]];
+            if (fits) list[m++] = r; /* m < j: compacting in place */
         }
-        int *swap = e->live; e->live = e->next; e->next = swap;
-        n_live = n_next;
+        n = m;
     }
     return total;
 }
 
 static void est_free(Est *e) {
-    free(e->mask); free(e->row_piece); free(e->piece_count); free(e->live); free(e->next); free(e->cnt);
-    free(e->pcount); free(e->rem); free(e->cands);
+    free(e->row_start); free(e->row_cells); free(e->cell_start); free(e->cell_rows); free(e->piece_start);
+    free(e->piece_rows); free(e->row_piece); free(e->piece_count); free(e->piece_low); free(e->required);
+    free(e->alive); free(e->filled); free(e->alive0); free(e->filled0); free(e->cnt); free(e->pcount); free(e->rem);
+    free(e->need); free(e->cnt0); free(e->pcount0); free(e->rem0); free(e->need0); free(e->cands);
 }
 
-/* probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each[, reseed]]) -> walk totals.
- * `starts` is a sequence of forced-row tuples (the subproblems); each walk picks one uniformly and
- * multiplies by their number, so the mean estimates the whole tree over all of them. With `each`
- * true, every start gets `probes` walks in turn instead (start 0's first), unscaled: the sizes of the
- * subproblems one by one, from one conversion of the problem (converting it costs more than a walk).
- * With `reseed` too, start j's walks draw from a generator seeded with seed + j, exactly as a call
- * for that start alone with that seed would: the key choice estimates each kept placement with its
- * own seed, and one call per placement spent 0.18 ms converting the problem before 10 walks of
- * 0.05 ms each. */
+/* Offsets and members of `n_groups` groups from each row's group (`of`, one per row, given in row
+ * order): the rows of group g, in row order, are members[start[g] .. start[g + 1]]. */
+static int group_rows(int n_groups, const int *of_start, const int *of, int n_rows, int **start, int **members) {
+    *start = calloc((size_t)n_groups + 1, sizeof(int));
+    *members = malloc(sizeof(int) * ((size_t)of_start[n_rows] + 1));
+    int *fill = calloc((size_t)n_groups + 1, sizeof(int));
+    if (!*start || !*members || !fill) { free(fill); return -1; }
+    for (int k = 0; k < of_start[n_rows]; k++) (*start)[of[k] + 1]++;
+    for (int g = 0; g < n_groups; g++) (*start)[g + 1] += (*start)[g];
+    for (int r = 0; r < n_rows; r++)
+        for (int k = of_start[r]; k < of_start[r + 1]; k++) {
+            const int g = of[k];
+            (*members)[(*start)[g] + fill[g]++] = r;
+        }
+    free(fill);
+    return 0;
+}
+
+/* probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each[, reseed[, piece_low[, optional]]]])
+ * -> walk totals. `starts` is a sequence of forced-row tuples (the subproblems); each walk picks one
+ * uniformly and multiplies by their number, so the mean estimates the whole tree over all of them.
+ * With `each` true, every start gets `probes` walks in turn instead (start 0's first), unscaled: the
+ * sizes of the subproblems one by one, from one conversion of the problem (converting it costs more
+ * than a walk). With `reseed` too, start j's walks draw from a generator seeded with seed + j, exactly
+ * as a call for that start alone with that seed would: the key choice estimates each kept placement
+ * with its own seed, and one call per placement spent 0.18 ms converting the problem before 10 walks
+ * of 0.05 ms each. `piece_low` (the fewest copies of each piece; default: the counts) and `optional`
+ * (cells that may stay empty) describe designers' puzzles as the engine takes them. */
 static PyObject *probes(PyObject *self, PyObject *args) {
     int n_cells, n_probes, each = 0, reseed = 0;
     unsigned long long seed;
-    PyObject *piece_counts, *row_piece, *row_cells, *starts;
-    if (!PyArg_ParseTuple(args, "iOOOOiK|pp", &n_cells, &piece_counts, &row_piece, &row_cells, &starts, &n_probes,
-                          &seed, &each, &reseed))
+    PyObject *piece_counts, *row_piece, *row_cells, *starts, *piece_low = Py_None, *optional = Py_None;
+    if (!PyArg_ParseTuple(args, "iOOOOiK|ppOO", &n_cells, &piece_counts, &row_piece, &row_cells, &starts, &n_probes,
+                          &seed, &each, &reseed, &piece_low, &optional))
         return NULL;
-    if (n_cells <= 0 || n_cells > 64 * MAXW) {
-        PyErr_Format(PyExc_ValueError, "n_cells must be in 1..%d", 64 * MAXW);
+    if (n_cells <= 0 || n_cells > (1 << 24)) {
+        PyErr_Format(PyExc_ValueError, "n_cells must be in 1..%d", 1 << 24);
         return NULL;
     }
     Est e;
     memset(&e, 0, sizeof(e));
     e.n_cells = n_cells;
-    e.W = (n_cells + 63) / 64;
+    e.at = -1;
     Py_ssize_t n_pieces = PyObject_Length(piece_counts), n_rows = PyObject_Length(row_piece);
     Py_ssize_t n_starts = PyObject_Length(starts);
-    if (n_pieces <= 0 || n_rows < 0 || n_starts <= 0 || PyObject_Length(row_cells) != n_rows) {
+    if (n_pieces <= 0 || n_rows < 0 || n_starts <= 0 || PyObject_Length(row_cells) != n_rows || n_rows > (1 << 28)) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "pieces, rows and starts must be non-empty and agree");
         return NULL;
     }
     e.n_pieces = (int)n_pieces;
     e.n_rows = (int)n_rows;
-    e.mask = calloc((size_t)(n_rows + 1) * (size_t)e.W, sizeof(uint64_t));
-    e.row_piece = malloc(sizeof(int) * (size_t)(n_rows + 1));
-    e.piece_count = malloc(sizeof(int) * (size_t)n_pieces);
-    e.live = malloc(sizeof(int) * (size_t)(n_rows + 1));
-    e.next = malloc(sizeof(int) * (size_t)(n_rows + 1));
-    e.cands = malloc(sizeof(int) * (size_t)(n_rows + 1));
-    e.cnt = malloc(sizeof(int) * (size_t)n_cells);
-    e.pcount = malloc(sizeof(int) * (size_t)n_pieces);
-    e.rem = malloc(sizeof(int) * (size_t)n_pieces);
-    int *forced = malloc(sizeof(int) * (size_t)(n_cells + 1));
+    const size_t R = (size_t)n_rows + 1, C = (size_t)n_cells + 1, P = (size_t)n_pieces + 1;
+    e.row_start = calloc(R, sizeof(int));
+    e.row_piece = malloc(sizeof(int) * R);
+    e.piece_count = malloc(sizeof(int) * P);
+    e.piece_low = malloc(sizeof(int) * P);
+    e.required = malloc(C);
+    e.alive = malloc(R);
+    e.alive0 = malloc(R);
+    e.filled = malloc(C);
+    e.filled0 = malloc(C);
+    e.cnt = malloc(sizeof(int) * C);
+    e.cnt0 = malloc(sizeof(int) * C);
+    e.pcount = malloc(sizeof(int) * P);
+    e.pcount0 = malloc(sizeof(int) * P);
+    e.rem = malloc(sizeof(int) * P);
+    e.rem0 = malloc(sizeof(int) * P);
+    e.need = malloc(sizeof(int) * P);
+    e.need0 = malloc(sizeof(int) * P);
+    e.cands = malloc(sizeof(int) * R);
+    int *forced = malloc(sizeof(int) * C);
     PyObject *out = NULL;
-    if (!e.mask || !e.row_piece || !e.piece_count || !e.live || !e.next || !e.cands || !e.cnt || !e.pcount || !e.rem
-        || !forced) {
+    if (!e.row_start || !e.row_piece || !e.piece_count || !e.piece_low || !e.required || !e.alive || !e.alive0
+        || !e.filled || !e.filled0 || !e.cnt || !e.cnt0 || !e.pcount || !e.pcount0 || !e.rem || !e.rem0 || !e.need
+        || !e.need0 || !e.cands || !forced) {
         PyErr_NoMemory();
         goto done;
     }
     if (cps_read_ints(piece_counts, e.piece_count, n_pieces, 0, 1 << 20, "piece_counts") < 0) goto done;
+    if (piece_low == Py_None) memcpy(e.piece_low, e.piece_count, sizeof(int) * (size_t)n_pieces);
+    else if (cps_read_ints(piece_low, e.piece_low, n_pieces, 0, 1 << 20, "piece_low") < 0) goto done;
     if (cps_read_ints(row_piece, e.row_piece, n_rows, 0, n_pieces, "row_piece") < 0) goto done;
-    for (Py_ssize_t r = 0; r < n_rows; r++) {
-        PyObject *cells = PySequence_GetItem(row_cells, r);
-        if (cells == NULL) goto done;
-        Py_ssize_t k = PyObject_Length(cells);
-        if (k <= 0 || k > n_cells) {
-            Py_DECREF(cells);
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "row %zd covers %zd cells", r, k);
+    memset(e.required, 1, (size_t)n_cells);
+    if (optional != Py_None) {
+        Py_ssize_t n_opt = PyObject_Length(optional);
+        if (n_opt < 0 || n_opt > n_cells) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "optional: more cells than the container has");
             goto done;
         }
-        int rc = cps_read_ints(cells, forced, k, 0, n_cells, "row cell");
-        Py_DECREF(cells);
-        if (rc < 0) goto done;
-        for (Py_ssize_t i = 0; i < k; i++) e.mask[(size_t)r * e.W + forced[i] / 64] |= (uint64_t)1 << (forced[i] % 64);
+        if (cps_read_ints(optional, forced, n_opt, 0, n_cells, "optional") < 0) goto done;
+        for (Py_ssize_t k = 0; k < n_opt; k++) e.required[forced[k]] = 0;
+        e.has_optional = n_opt > 0;
     }
+    /* rows' cells, read twice: their sizes first, then into one array */
+    PyObject *seq = PySequence_Fast(row_cells, "row_cells must be a sequence");
+    if (seq == NULL) goto done;
+    for (Py_ssize_t r = 0; r < n_rows; r++) {
+        Py_ssize_t k = PyObject_Length(PySequence_Fast_GET_ITEM(seq, r));
+        if (k <= 0 || k > n_cells || (long long)e.row_start[r] + k > (1 << 30)) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "row %zd covers %zd cells", r, k);
+            Py_DECREF(seq);
+            goto done;
+        }
+        e.row_start[r + 1] = e.row_start[r] + (int)k;
+    }
+    e.row_cells = malloc(sizeof(int) * ((size_t)e.row_start[n_rows] + 1));
+    if (e.row_cells == NULL) { Py_DECREF(seq); PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t r = 0; r < n_rows; r++)
+        if (cps_read_ints(PySequence_Fast_GET_ITEM(seq, r), e.row_cells + e.row_start[r],
+                          e.row_start[r + 1] - e.row_start[r], 0, n_cells, "row cell") < 0) {
+            Py_DECREF(seq);
+            goto done;
+        }
+    Py_DECREF(seq);
+    int *one = malloc(sizeof(int) * R); /* each row's piece as a group of one, for group_rows */
+    if (one == NULL) { PyErr_NoMemory(); goto done; }
+    for (int r = 0; r <= n_rows; r++) one[r] = r;
+    int failed = group_rows(n_cells, e.row_start, e.row_cells, n_rows, &e.cell_start, &e.cell_rows) < 0
+                 || group_rows(n_pieces, one, e.row_piece, n_rows, &e.piece_start, &e.piece_rows) < 0;
+    free(one);
+    if (failed) { PyErr_NoMemory(); goto done; }
     const Py_ssize_t n_out = (n_probes > 0 ? n_probes : 0) * (each ? n_starts : 1);
     out = PyList_New(n_out);
     if (out == NULL) goto done;
@@ -198,17 +315,20 @@ static PyObject *probes(PyObject *self, PyObject *args) {
         /* A call for one start alone draws a number to pick it (of one) before every walk: so does reseed. */
         if (each && reseed) next_random(&rng);
         const Py_ssize_t which = each ? i / n_probes : (Py_ssize_t)(next_random(&rng) % (uint64_t)n_starts);
-        PyObject *start = PySequence_GetItem(starts, which);
-        if (start == NULL) { Py_CLEAR(out); goto done; }
-        Py_ssize_t nf = PyObject_Length(start);
-        int rc = nf < 0 || nf > n_cells ? -1 : cps_read_ints(start, forced, nf, 0, n_rows, "forced");
-        Py_DECREF(start);
-        if (rc < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "forced: too many rows");
-            Py_CLEAR(out);
-            goto done;
+        Py_ssize_t nf = 0;
+        if (which != e.at) { /* the start's state is kept from its previous walk otherwise */
+            PyObject *start = PySequence_GetItem(starts, which);
+            if (start == NULL) { Py_CLEAR(out); goto done; }
+            nf = PyObject_Length(start);
+            int rc = nf < 0 || nf > n_cells ? -1 : cps_read_ints(start, forced, nf, 0, n_rows, "forced");
+            Py_DECREF(start);
+            if (rc < 0) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "forced: too many rows");
+                Py_CLEAR(out);
+                goto done;
+            }
         }
-        double value = (double)(each ? 1 : n_starts) * walk(&e, forced, (int)nf, &rng);
+        double value = (double)(each ? 1 : n_starts) * walk(&e, forced, (int)nf, (int)which, &rng);
         PyObject *v = PyFloat_FromDouble(value);
         if (v == NULL) { Py_CLEAR(out); goto done; }
         PyList_SET_ITEM(out, i, v);
@@ -221,8 +341,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"probes", probes, METH_VARARGS,
-     "probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each[, reseed]]) -> [estimated nodes "
-     "per walk]"},
+     "probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each[, reseed[, piece_low[, "
+     "optional]]]]) -> [estimated nodes per walk]"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

@@ -10,5 +10,7 @@ def probes(
     seed: int,
     each: bool = False,
     reseed: bool = False,
+    piece_low: Sequence[int] | None = None,
+    optional: Sequence[int] | None = None,
     /,
 ) -> list[float]: ...

@@ -53,8 +53,15 @@
  * that level plus the untried row), deepest level first, in `rest`; stop == 3 unwinds as any other
  * stop does, so the undo discipline above is untouched. The searched part and the given-back
  * prefixes partition the part's solutions, and searching each prefix as a part of its own meets the
- * same nodes it would have met here (the node given back is counted only there). Not with optional
- * cells (extend has no branch list to give back): the budget is ignored there.
+ * same nodes it would have met here (the node given back is counted only there). With optional cells
+ * only search nodes look at the budget: an extension phase runs to its end (it has no list of ways
+ * that a prefix could name), and the next search node gives back. A given-back row that covers the
+ * last required cell is a prefix whose part starts with the same extension phase (the rows that fit,
+ * in row order), so nothing is found twice.
+ *
+ * Layouts: up to 512 cells (64 * MAXW) the search runs on the bitboards below; beyond (or with
+ * links=True) on dancing links (see "Dancing links"), the same tree node for node. setup.py also
+ * compiles this file with MAXW 32 as _xcover_wide, whose bitboards hold 2048 cells; dlx.py chooses.
  */
 #include "_native.h"
 #include <stdint.h>
@@ -62,7 +69,16 @@
 #include <string.h>
 #include <time.h>
 
-#define MAXW 8 /* up to 512 cells */
+#ifndef MAXW
+#define MAXW 8 /* bitboards of up to 512 cells; setup.py also builds _xcover_wide with MAXW 32 (see dlx.py) */
+#endif
+#ifndef XCOVER_MODULE
+#define XCOVER_MODULE _xcover
+#endif
+#define XCOVER_CAT(a, b) a##b
+#define XCOVER_INIT(m) XCOVER_CAT(PyInit_, m)
+#define XCOVER_STR2(m) #m
+#define XCOVER_STR(m) XCOVER_STR2(m)
 
 typedef struct {
     PyObject_HEAD
@@ -78,6 +94,7 @@ typedef struct {
     uint64_t req[MAXW];  /* required cells (== full without optional cells) */
     int *piece_low;      /* n_pieces: fewest copies a solution uses (== piece_count without ranges) */
     int has_optional;
+    struct Links *links; /* the dancing-links layout (containers over 512 cells, or asked for); NULL: bitboards */
 } Engine;
 
 #ifndef LEVELS
@@ -86,6 +103,10 @@ typedef struct {
 typedef struct {
     uint64_t ge[LEVELS][MAXW]; /* ge[k]: cells covered by more than k live placements */
 } Counts;
+
+typedef struct UpDown {
+    int up, down; /* a node's neighbours in its item's list (together: one cache line holds both) */
+} UpDown;
 
 typedef struct {
     Engine *e;
@@ -120,6 +141,19 @@ typedef struct {
     long long budget;    /* nodes after which the rest is given back (0: never) */
     int *rest;           /* given-back prefixes, each as its length then its rows */
     size_t rest_len, rest_cap;
+    /* The dancing-links search's state (see "Dancing links" below); unused by the bitboard search. */
+    struct UpDown *ud;   /* n_nodes: the vertical lists, as they stand */
+    int *len;            /* n_items: live rows per cell and per piece */
+    int *next_req, *prev_req; /* n_cells + 1: the uncovered required cells in order, head n_cells */
+    unsigned char *filled; /* n_cells: covered by a chosen row */
+    int n_live;          /* rows not hidden: the list the bitboard search would hold */
+    int req_left;        /* required cells not covered */
+    int zero_req;        /* uncovered required cells with no live row */
+    int *ext;            /* the extension phase's lists (optional cells), one after another */
+    size_t ext_top, ext_cap;
+    int *seen, *queue;   /* n_cells: region pruning's flood fill (seen holds a stamp) */
+    uint64_t *sums;      /* n_cells / 64 + 1: region pruning's subset sums */
+    int stamp;
 } Ctx;
 
 static double now_seconds(void) {
@@ -758,11 +792,539 @@ SEARCH(w2, 2)
 SEARCH(w4, 4)
 SEARCH(wn, c->e->W)
 
+/* The forced rows of a search, read into c->sorted_rows (free until the first solution): how many, or -1
+ * with an exception set. */
+static Py_ssize_t read_forced(Ctx *c, const Engine *e, PyObject *forced) {
+    Py_ssize_t nf = forced == NULL ? 0 : PyObject_Length(forced);
+    if (nf < 0) return -1;
+    if (nf > e->max_depth) {
+        PyErr_Format(PyExc_ValueError, "forced: %zd rows, more than the %d pieces", nf, e->max_depth);
+        return -1;
+    }
+    if (nf > 0 && cps_read_ints(forced, c->sorted_rows, nf, 0, e->n_rows, "forced") < 0) return -1;
+    return nf;
+}
+
+/* ---- Dancing links, for containers of more than 512 cells ------------------------------------------
+ *
+ * The bitboard search above keeps each level's list of live placements, W words apiece, with W fixed
+ * at compile time (MAXW) so that its loops unroll: its memory is (pieces + 2) x rows x (W + 2) words,
+ * which past 512 cells gives out (a 27x27x27 box of 1x1x3 rods would need 6,561 levels x 54,675 rows
+ * x 310 words). Larger containers take Knuth's dancing links instead (TAOCP 7.2.2.1, Algorithm X):
+ * one node per (row, cell) and per row for its piece, in one vertical list per item (a cell or a
+ * piece) kept in row order; choosing a row unlinks every row it conflicts with, undoing it relinks
+ * them in reverse. Memory is the rows' size plus a few words per cell and piece, at any depth.
+ * `Engine(..., links=True)` takes this layout for any size, so tests can compare it on small problems.
+ *
+ * It searches the bitboard search's tree, node for node (the tests hold both, and the Python twin, to
+ * the same solutions in the same order, the same nodes, dead ends and entries scanned, and the same
+ * prefixes given back): the first uncovered required cell with the fewest live rows, unless a needed
+ * single-copy piece has strictly fewer; each way in row order; a child whose uncovered required cells
+ * or needed pieces have no live row left is counted as a node and a dead end on arrival, before the
+ * budget is looked at (the bitboard search tests children before entering them); `scanned` grows by
+ * the parent's number of live rows per child, as the bitboard search scans its list; optional cells
+ * through the same extension phase, on explicit lists of row numbers.
+ *
+ * State and undo:
+ *  - Items: cell c is item c, piece p is item n_cells + p; item i's list head is node i. Row r's nodes
+ *    are row_first[r] .. row_first[r + 1] - 1: its cells in the order given, then its piece.
+ *  - A row is live, linked in the list of every item it has, iff none of its cells is filled and its
+ *    piece has copies left; otherwise it is hidden: unlinked from every list but the one through
+ *    which it was hidden. len[i] is the number of live rows in item i's list, n_live of live rows.
+ *  - cover(i) hides every row of item i's list, top to bottom, and for a required cell unlinks the cell
+ *    from the list of uncovered required cells (next_req/prev_req, in cell order; req_left counts
+ *    them); uncover(i) does the exact reverse, bottom to top. Rows reached through an item's list are
+ *    live, so every other item they have is uncovered. zero_req (uncovered required cells with len 0)
+ *    is kept by hide, unhide, cover and uncover alike.
+ *  - Choosing row x covers its cells in order (the first cover hides x itself) and fills them, takes a
+ *    copy of x's piece (rem, need, short_, chosen) and covers the piece's item when that was its last
+ *    copy (l_select, for the forced rows). A node covers the item it branches on once for all its
+ *    ways, as Algorithm X does, and each way does the rest (l_select_rest); l_unselect_rest and the
+ *    node's final uncover undo each step in reverse order. Every path out of a node (a solution, a
+ *    stop, the budget) goes through them, so the lists, counts and scalars are as they were on entry.
+ *  - The extension phase (required cells all covered, optional cells left) fills cells and takes
+ *    copies only; its lists are pushed on `ext` above the parent's and popped on return (as offsets:
+ *    the stack may grow and move).
+ * The lists are copied from the engine at each search, so searches never share what they change. */
+typedef struct Links {
+    int n_items, n_nodes;
+    int *item;               /* n_nodes: a node's item (a head's: itself) */
+    int *row_of;             /* n_nodes: a node's row (heads: -1) */
+    int *row_first;          /* n_rows + 1 */
+    UpDown *ud0;             /* n_nodes: the lists with every row live */
+    int *len0;               /* n_items */
+    unsigned char *required; /* n_items: required cells 1, optional cells and pieces 0 */
+    int *nb_start, *nb;      /* face neighbours (n_cells + 1 offsets, then cells) for region pruning, or NULL */
+    int piece_order;         /* rows come in piece order: live rows gathered piece by piece are in row order */
+} Links;
+
+static inline void l_hide(Ctx *c, const Links *L, int node) {
+    const int r = L->row_of[node];
+    for (int j = L->row_first[r]; j < L->row_first[r + 1]; j++) {
+        if (j == node) continue;
+        const int u = c->ud[j].up, d = c->ud[j].down, it = L->item[j];
+        c->ud[u].down = d;
+        c->ud[d].up = u;
+        if (--c->len[it] == 0 && L->required[it]) c->zero_req++;
+    }
+    c->n_live--;
+}
+
+static inline void l_unhide(Ctx *c, const Links *L, int node) {
+    const int r = L->row_of[node];
+    for (int j = L->row_first[r + 1] - 1; j >= L->row_first[r]; j--) {
+        if (j == node) continue;
+        const int it = L->item[j];
+        c->ud[c->ud[j].up].down = j;
+        c->ud[c->ud[j].down].up = j;
+        if (c->len[it]++ == 0 && L->required[it]) c->zero_req--;
+    }
+    c->n_live++;
+}
+
+static void l_cover(Ctx *c, const Links *L, int it) {
+    if (L->required[it]) {
+        c->next_req[c->prev_req[it]] = c->next_req[it];
+        c->prev_req[c->next_req[it]] = c->prev_req[it];
+        c->req_left--;
+        if (c->len[it] == 0) c->zero_req--;
+    }
+    for (int i = c->ud[it].down; i != it; i = c->ud[i].down) l_hide(c, L, i);
+}
+
+static void l_uncover(Ctx *c, const Links *L, int it) {
+    for (int i = c->ud[it].up; i != it; i = c->ud[i].up) l_unhide(c, L, i);
+    if (L->required[it]) {
+        c->next_req[c->prev_req[it]] = it;
+        c->prev_req[c->next_req[it]] = it;
+        c->req_left++;
+        if (c->len[it] == 0) c->zero_req++;
+    }
+}
+
+/* Choose live row x: cover its cells, take a copy of its piece, cover the piece if none is left. */
+static void l_select(Ctx *c, const Links *L, int x) {
+    const Engine *e = c->e;
+    const int last = L->row_first[x + 1] - 1, p = e->row_piece[x]; /* the last node is the piece's */
+    for (int j = L->row_first[x]; j < last; j++) {
+        l_cover(c, L, L->item[j]);
+        c->filled[L->item[j]] = 1;
+    }
+    c->chosen[c->n_chosen++] = x;
+    c->rem[p]--;
+    c->short_ -= c->need[p]-- > 0;
+    if (c->rem[p] == 0) l_cover(c, L, e->n_cells + p);
+}
+
+/* l_select(x) when the item `by` of x (a cell, or x's piece with its last copy) is already covered. */
+static inline void l_select_rest(Ctx *c, const Links *L, int x, int by) {
+    const Engine *e = c->e;
+    const int last = L->row_first[x + 1] - 1, p = e->row_piece[x];
+    for (int j = L->row_first[x]; j < last; j++) {
+        const int it = L->item[j];
+        if (it == by) continue;
+        l_cover(c, L, it);
+        c->filled[it] = 1;
+    }
+    c->chosen[c->n_chosen++] = x;
+    c->rem[p]--;
+    c->short_ -= c->need[p]-- > 0;
+    if (c->rem[p] == 0 && by != e->n_cells + p) l_cover(c, L, e->n_cells + p);
+}
+
+static inline void l_unselect_rest(Ctx *c, const Links *L, int x, int by) {
+    const Engine *e = c->e;
+    const int last = L->row_first[x + 1] - 1, p = e->row_piece[x];
+    if (c->rem[p] == 0 && by != e->n_cells + p) l_uncover(c, L, e->n_cells + p);
+    c->short_ += ++c->need[p] > 0;
+    c->rem[p]++;
+    c->n_chosen--;
+    for (int j = last - 1; j >= L->row_first[x]; j--) {
+        const int it = L->item[j];
+        if (it == by) continue;
+        c->filled[it] = 0;
+        l_uncover(c, L, it);
+    }
+}
+
+/* Room for `more` ints on the extension stack; 0 (stop -2, reported as MemoryError) when there is none. */
+static int l_ext_room(Ctx *c, size_t more) {
+    if (c->ext_top + more <= c->ext_cap) return 1;
+    size_t cap = c->ext_cap ? 2 * c->ext_cap : 1024;
+    while (cap < c->ext_top + more) cap *= 2;
+    int *grown = realloc(c->ext, sizeof(int) * cap);
+    if (grown == NULL) { c->stop = -2; return 0; }
+    c->ext = grown;
+    c->ext_cap = cap;
+    return 1;
+}
+
+/* The extension phase on the n rows at ext[at..]: as `extend` above, with row numbers for entries. */
+static void l_extend(Ctx *c, const Links *L, size_t at, int n) {
+    const Engine *e = c->e;
+    c->nodes++;
+    if (checkpoint(c)) return;
+    if (c->short_ == 0 && report(c)) return;
+    if (c->short_ > n) return;
+    for (int i = 0; i < n; i++) {
+        const int q = c->ext[at + (size_t)i], p = e->row_piece[q];
+        const int first = L->row_first[q], last = L->row_first[q + 1] - 1;
+        for (int j = first; j < last; j++) c->filled[L->item[j]] = 1;
+        c->chosen[c->n_chosen++] = q;
+        c->rem[p]--;
+        c->short_ -= c->need[p]-- > 0;
+        const size_t child = c->ext_top;
+        int n_child = 0;
+        if (l_ext_room(c, (size_t)(n - i))) {
+            for (int k = i + 1; k < n; k++) {
+                const int r = c->ext[at + (size_t)k];
+                if (c->rem[e->row_piece[r]] == 0) continue;
+                int clash = 0;
+                for (int j = L->row_first[r]; j < L->row_first[r + 1] - 1 && !clash; j++) clash = c->filled[L->item[j]];
+                if (!clash) c->ext[child + (size_t)n_child++] = r;
+            }
+            c->ext_top = child + (size_t)n_child;
+            l_extend(c, L, child, n_child);
+            c->ext_top = child;
+        }
+        c->short_ += ++c->need[p] > 0;
+        c->rem[p]++;
+        c->n_chosen--;
+        for (int j = first; j < last; j++) c->filled[L->item[j]] = 0;
+        if (c->stop) return;
+    }
+}
+
+/* Every required cell is covered: gather the live rows in row order and enumerate the extensions. */
+static void l_finish(Ctx *c, const Links *L) {
+    const Engine *e = c->e;
+    const size_t at = c->ext_top;
+    if (!l_ext_room(c, (size_t)c->n_live)) return;
+    int n = 0;
+    for (int p = 0; p < e->n_pieces; p++) {
+        if (c->rem[p] == 0) continue;
+        const int head = e->n_cells + p;
+        for (int i = c->ud[head].down; i != head; i = c->ud[i].down) c->ext[at + (size_t)n++] = L->row_of[i];
+    }
+    if (!L->piece_order) qsort(c->ext + at, (size_t)n, sizeof(int), cmp_int);
+    c->ext_top = at + (size_t)n;
+    l_extend(c, L, at, n);
+    c->ext_top = at;
+}
+
+/* Region pruning (regions_body's rule, without bitboards): every face-connected region of empty cells
+ * must have a size that the copies left can sum to. */
+static int l_regions_ok(Ctx *c, const Links *L) {
+    const Engine *e = c->e;
+    const int n_cells = e->n_cells;
+    int total_empty = 0, n_regions = 0, ok = 1;
+    for (int cell = 0; cell < n_cells; cell++) total_empty += !c->filled[cell];
+    if (total_empty == 0) return 1;
+    if (++c->stamp == 1 << 30) { memset(c->seen, 0, sizeof(int) * (size_t)n_cells); c->stamp = 1; }
+    const int stamp = c->stamp;
+    const int words = n_cells / 64 + 1;
+    int sums_ready = 0;
+    for (int start = 0; start < n_cells && ok; start++) {
+        if (c->filled[start] || c->seen[start] == stamp) continue;
+        int head = 0, tail = 0;
+        c->queue[tail++] = start;
+        c->seen[start] = stamp;
+        while (head < tail) {
+            const int cell = c->queue[head++];
+            for (int k = L->nb_start[cell]; k < L->nb_start[cell + 1]; k++) {
+                const int q = L->nb[k];
+                if (!c->filled[q] && c->seen[q] != stamp) { c->seen[q] = stamp; c->queue[tail++] = q; }
+            }
+        }
+        if (n_regions++ == 0 && tail == total_empty) return 1; /* one region: volumes already agree */
+        if (!sums_ready) { /* subset sums of the copies left, as a bitset over 0..n_cells */
+            memset(c->sums, 0, sizeof(uint64_t) * (size_t)words);
+            c->sums[0] = 1;
+            for (int p = 0; p < e->n_pieces; p++)
+                for (int k = 0; k < c->rem[p]; k++) {
+                    const int s = e->piece_size[p], ws = s / 64, bs = s % 64;
+                    for (int w = words - 1; w >= ws; w--) {
+                        uint64_t v = c->sums[w - ws] << bs;
+                        if (bs && w - ws - 1 >= 0) v |= c->sums[w - ws - 1] >> (64 - bs);
+                        c->sums[w] |= v;
+                    }
+                }
+            sums_ready = 1;
+        }
+        ok = (c->sums[tail / 64] >> (tail % 64)) & 1;
+    }
+    return ok;
+}
+
+/* A node at `depth`: search_body's rules on the links (see the section's comment). */
+static void l_search(Ctx *c, const Links *L, int depth) {
+    const Engine *e = c->e;
+    const int n_cells = e->n_cells;
+    if (depth > 0) { /* the arrival test, which the bitboard search makes before entering a child */
+        int dead = c->zero_req > 0;
+        for (int p = 0; p < e->n_pieces && !dead; p++) dead = c->need[p] > 0 && c->len[n_cells + p] == 0;
+        if (dead) { c->nodes++; c->dead++; return; }
+    }
+    if (over_budget(c)) return;
+    c->nodes++;
+    if (checkpoint(c)) return;
+    if (c->zero_req) { c->dead++; return; } /* only at the root: children were tested on arrival */
+    /* The first uncovered required cell with the fewest live rows: none has 0 now, so a 1 ends the scan. */
+    int best = -1, best_count = 1 << 30;
+    const int head = n_cells;
+    for (int cell = c->next_req[head]; cell != head; cell = c->next_req[cell])
+        if (c->len[cell] < best_count) {
+            best_count = c->len[cell];
+            best = cell;
+            if (best_count == 1) break;
+        }
+    int best_piece = -1;
+    for (int p = 0; p < e->n_pieces; p++) {
+        if (c->rem[p] == 0) continue;
+        const int n = c->len[n_cells + p];
+        if (n < c->need[p]) { c->dead++; return; }
+        if (c->rem[p] == 1 && c->need[p] == 1 && n < best_count) { best_count = n; best_piece = p; }
+    }
+    if (c->region_pruning && !l_regions_ok(c, L)) return;
+    /* As Algorithm X: the item branched on is covered once for all its ways, then each way covers the
+     * rest of its row (l_select_rest); the state each child sees is the one l_select would make. */
+    const int by = best_piece >= 0 ? n_cells + best_piece : best;
+    const int n_live = c->n_live;
+    l_cover(c, L, by);
+    if (by < n_cells) c->filled[by] = 1;
+    for (int i = c->ud[by].down; i != by; i = c->ud[i].down) {
+        const int x = L->row_of[i];
+        l_select_rest(c, L, x, by);
+        int stop = 0;
+        if (c->req_left == 0) {
+            if (e->has_optional) {
+                l_finish(c, L);
+                stop = c->stop != 0;
+            } else if (c->short_ == 0) {
+                stop = report(c);
+            }
+        } else {
+            c->scanned += n_live;
+            l_search(c, L, depth + 1);
+            stop = c->stop != 0;
+        }
+        l_unselect_rest(c, L, x, by);
+        if (stop) {
+            if (c->stop == 3) /* give back the ways not yet tried here, in row order */
+                for (int k = c->ud[i].down; k != by; k = c->ud[k].down) give_back(c, L->row_of[k]);
+            break;
+        }
+    }
+    if (by < n_cells) c->filled[by] = 0;
+    l_uncover(c, L, by);
+}
+
+/* Build the links of an engine whose rows are read (cells, cell_start, row_piece); neighbours as read
+ * by links_read_neighbors. Returns -1 with an exception set on failure. */
+static int links_build(Engine *e) {
+    Links *L = calloc(1, sizeof(Links));
+    if (L == NULL) { PyErr_NoMemory(); return -1; }
+    e->links = L;
+    const int n_cells = e->n_cells, n_rows = e->n_rows;
+    const long long n_nodes = (long long)n_cells + e->n_pieces + e->cell_start[n_rows] + n_rows;
+    if (n_nodes > (1LL << 30)) {
+        PyErr_SetString(PyExc_ValueError, "too many placement cells for the engine (more than 2^30)");
+        return -1;
+    }
+    L->n_items = n_cells + e->n_pieces;
+    L->n_nodes = (int)n_nodes;
+    L->item = malloc(sizeof(int) * (size_t)n_nodes);
+    L->row_of = malloc(sizeof(int) * (size_t)n_nodes);
+    L->ud0 = malloc(sizeof(UpDown) * (size_t)n_nodes);
+    L->len0 = calloc((size_t)L->n_items + 1, sizeof(int));
+    L->row_first = malloc(sizeof(int) * ((size_t)n_rows + 1));
+    L->required = calloc((size_t)L->n_items + 1, 1);
+    if (!L->item || !L->row_of || !L->ud0 || !L->len0 || !L->row_first || !L->required) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(L->required, 1, (size_t)n_cells);
+    for (int i = 0; i < L->n_items; i++) {
+        L->item[i] = i;
+        L->row_of[i] = -1;
+        L->ud0[i].up = L->ud0[i].down = i;
+    }
+    int node = L->n_items;
+    L->piece_order = 1;
+    for (int r = 0; r < n_rows; r++) {
+        if (r > 0 && e->row_piece[r] < e->row_piece[r - 1]) L->piece_order = 0;
+        L->row_first[r] = node;
+        const int count = e->cell_start[r + 1] - e->cell_start[r];
+        for (int k = 0; k <= count; k++, node++) { /* its cells, then its piece */
+            const int it = k < count ? e->cells[e->cell_start[r] + k] : n_cells + e->row_piece[r];
+            L->item[node] = it;
+            L->row_of[node] = r;
+            L->ud0[node].up = L->ud0[it].up; /* appended at the bottom: lists stay in row order */
+            L->ud0[node].down = it;
+            L->ud0[L->ud0[it].up].down = node;
+            L->ud0[it].up = node;
+            L->len0[it]++;
+        }
+    }
+    L->row_first[n_rows] = node;
+    return 0;
+}
+
+/* Region pruning assumes every placement lies in one face-connected region (as rows_connected). */
+static int links_rows_connected(const Engine *e, int *seen, int *queue) {
+    const Links *L = e->links;
+    for (int r = 0; r < e->n_rows; r++) {
+        const int *cells = e->cells + e->cell_start[r], n = e->cell_start[r + 1] - e->cell_start[r];
+        for (int k = 0; k < n; k++) seen[cells[k]] = 1; /* 1: in the row, 2: reached */
+        int head = 0, tail = 0;
+        queue[tail++] = cells[0];
+        seen[cells[0]] = 2;
+        while (head < tail) {
+            const int cell = queue[head++];
+            for (int k = L->nb_start[cell]; k < L->nb_start[cell + 1]; k++)
+                if (seen[L->nb[k]] == 1) { seen[L->nb[k]] = 2; queue[tail++] = L->nb[k]; }
+        }
+        for (int k = 0; k < n; k++) seen[cells[k]] = 0;
+        if (tail != n) return 0;
+    }
+    return 1;
+}
+
+/* The face neighbours (`neighbors`: one list per cell, None for none) as lists: (*start)[c] ..
+ * (*start)[c + 1] index cell c's in *nb. Both stay NULL without neighbours; -1 with an exception set. */
+static int read_neighbor_lists(const Engine *e, PyObject *neighbors, int **start, int **nb) {
+    if (neighbors == NULL || neighbors == Py_None) return 0;
+    PyObject *seq = PySequence_Fast(neighbors, "neighbors must be a sequence");
+    if (seq == NULL) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != e->n_cells) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "neighbors: one list per cell expected");
+        return -1;
+    }
+    *start = malloc(sizeof(int) * ((size_t)e->n_cells + 1));
+    *nb = malloc(sizeof(int) * (size_t)e->n_cells * 6 + 1);
+    int failed = *start == NULL || *nb == NULL, at = 0;
+    if (failed) PyErr_NoMemory();
+    for (int cell = 0; cell < e->n_cells && !failed; cell++) {
+        PyObject *lst = PySequence_Fast_GET_ITEM(seq, cell);
+        Py_ssize_t n = PyObject_Length(lst);
+        if (n > 6) PyErr_Format(PyExc_ValueError, "neighbors: cell %d has %zd, a cube has at most 6", cell, n);
+        failed = n < 0 || n > 6 || cps_read_ints(lst, *nb + at, n, 0, e->n_cells, "neighbor") < 0;
+        (*start)[cell] = at;
+        at += (int)n;
+    }
+    Py_DECREF(seq);
+    if (failed) {
+        free(*start); free(*nb);
+        *start = *nb = NULL;
+        return -1;
+    }
+    (*start)[e->n_cells] = at;
+    return 0;
+}
+
+/* The links layout keeps the lists (bitboard masks would be n_cells x W words); none: no pruning. */
+static int links_read_neighbors(Engine *e, PyObject *neighbors) {
+    Links *L = e->links;
+    if (read_neighbor_lists(e, neighbors, &L->nb_start, &L->nb) < 0) return -1;
+    if (L->nb_start == NULL) return 0;
+    int *seen = calloc((size_t)e->n_cells, sizeof(int)), *queue = malloc(sizeof(int) * (size_t)e->n_cells);
+    if (!seen || !queue) { free(seen); free(queue); PyErr_NoMemory(); return -1; }
+    if (!links_rows_connected(e, seen, queue)) {
+        free(L->nb_start); free(L->nb);
+        L->nb_start = L->nb = NULL;
+    }
+    free(seen);
+    free(queue);
+    return 0;
+}
+
+static void links_free(Links *L) {
+    if (L == NULL) return;
+    free(L->item); free(L->row_of); free(L->row_first); free(L->ud0); free(L->len0);
+    free(L->required); free(L->nb_start); free(L->nb);
+    free(L);
+}
+
+/* The search state over the links: the lists copied, the pieces' counts, the forced rows selected.
+ * Returns -1 (exception set), 0 when the forced rows clash, 1 otherwise. */
+static int l_start(Ctx *c, Engine *e, PyObject *forced) {
+    const Links *L = e->links;
+    memset(c, 0, sizeof(*c));
+    c->e = e;
+    const int n_cells = e->n_cells;
+    c->ud = malloc(sizeof(UpDown) * (size_t)L->n_nodes);
+    c->len = malloc(sizeof(int) * ((size_t)L->n_items + 1));
+    c->next_req = malloc(sizeof(int) * ((size_t)n_cells + 1));
+    c->prev_req = malloc(sizeof(int) * ((size_t)n_cells + 1));
+    c->filled = calloc((size_t)n_cells, 1);
+    c->rem = malloc(sizeof(int) * ((size_t)e->n_pieces + 1));
+    c->need = malloc(sizeof(int) * ((size_t)e->n_pieces + 1));
+    c->chosen = malloc(sizeof(int) * ((size_t)e->max_depth + 1));
+    c->sorted_rows = malloc(sizeof(int) * ((size_t)e->max_depth + 1));
+    c->seen = calloc((size_t)n_cells, sizeof(int));
+    c->queue = malloc(sizeof(int) * (size_t)n_cells);
+    c->sums = malloc(sizeof(uint64_t) * ((size_t)n_cells / 64 + 1));
+    if (!c->ud || !c->len || !c->next_req || !c->prev_req || !c->filled || !c->rem || !c->need
+        || !c->chosen || !c->sorted_rows || !c->seen || !c->queue || !c->sums) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(c->ud, L->ud0, sizeof(UpDown) * (size_t)L->n_nodes);
+    memcpy(c->len, L->len0, sizeof(int) * (size_t)L->n_items);
+    memcpy(c->rem, e->piece_count, sizeof(int) * (size_t)e->n_pieces);
+    memcpy(c->need, e->piece_low, sizeof(int) * (size_t)e->n_pieces);
+    int last = n_cells; /* the list of uncovered required cells, head n_cells */
+    for (int cell = 0; cell < n_cells; cell++)
+        if (L->required[cell]) {
+            c->next_req[last] = cell;
+            c->prev_req[cell] = last;
+            last = cell;
+            c->req_left++;
+            c->zero_req += c->len[cell] == 0;
+        }
+    c->next_req[last] = n_cells;
+    c->prev_req[n_cells] = last;
+    c->n_live = e->n_rows;
+    for (int p = 0; p < e->n_pieces; p++) {
+        c->short_ += c->need[p] > 0 ? c->need[p] : 0;
+        if (c->rem[p] == 0) l_cover(c, L, n_cells + p); /* no copy to place: its rows are never live */
+    }
+    const Py_ssize_t nf = read_forced(c, e, forced);
+    if (nf < 0) return -1;
+    const int *rows = c->sorted_rows;
+    for (Py_ssize_t i = 0; i < nf; i++) {
+        const int x = rows[i];
+        if (c->rem[e->row_piece[x]] <= 0) return 0;
+        for (int j = L->row_first[x]; j < L->row_first[x + 1] - 1; j++)
+            if (c->filled[L->item[j]]) return 0;
+        l_select(c, L, x); /* live: its cells are free and its piece has a copy left */
+    }
+    c->region_pruning = L->nb != NULL && !e->has_optional;
+    return 1;
+}
+
+static void l_free(Ctx *c) {
+    free(c->ud); free(c->len); free(c->next_req); free(c->prev_req); free(c->filled); free(c->rem);
+    free(c->need); free(c->chosen); free(c->sorted_rows); free(c->seen); free(c->queue); free(c->sums); free(c->ext);
+    free(c->rest);
+}
+
+/* The search from l_start's state (the forced rows selected). */
+static void l_run(Ctx *c) {
+    const Links *L = c->e->links;
+    if (c->req_left > 0) l_search(c, L, 0);
+    else if (c->e->has_optional) l_finish(c, L);
+    else if (c->short_ == 0) report(c);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void engine_free_arrays(Engine *e) {
     free(e->mask); free(e->row_piece); free(e->cell_start); free(e->cells);
     free(e->piece_count); free(e->piece_size); free(e->nb); free(e->piece_low);
+    links_free(e->links);
+    e->links = NULL;
     e->mask = NULL; e->row_piece = NULL; e->cell_start = NULL; e->cells = NULL;
     e->piece_count = NULL; e->piece_size = NULL; e->nb = NULL; e->piece_low = NULL;
 }
@@ -785,64 +1347,66 @@ static int read_rows(Engine *e, PyObject *row_cells) {
         }
         total += n;
     }
+    if (total > INT32_MAX / 2) { Py_DECREF(seq); PyErr_SetString(PyExc_ValueError, "row_cells: too many cells"); return -1; }
+    /* bitboards (W > 0) build each row's mask; the links layout only needs to spot a cell given twice */
     e->cells = malloc(sizeof(int) * (size_t)total);
-    e->mask = calloc((size_t)e->n_rows * e->W, sizeof(uint64_t));
-    if (!e->cells || !e->mask) { Py_DECREF(seq); PyErr_NoMemory(); return -1; }
+    e->mask = e->W > 0 ? calloc((size_t)e->n_rows * e->W, sizeof(uint64_t)) : NULL;
+    int *last_row = e->W > 0 ? NULL : malloc(sizeof(int) * (size_t)e->n_cells);
+    if (!e->cells || (e->W > 0 ? !e->mask : !last_row)) { free(last_row); Py_DECREF(seq); PyErr_NoMemory(); return -1; }
+    if (last_row != NULL) for (int cell = 0; cell < e->n_cells; cell++) last_row[cell] = -1;
     Py_ssize_t at = 0;
-    for (int r = 0; r < e->n_rows; r++) {
+    int failed = 0;
+    for (int r = 0; r < e->n_rows && !failed; r++) {
         PyObject *row = PySequence_Fast_GET_ITEM(seq, r);
         Py_ssize_t n = PyObject_Length(row);
         e->cell_start[r] = (int)at;
-        if (cps_read_ints(row, e->cells + at, n, 0, e->n_cells, "row cell") < 0) { Py_DECREF(seq); return -1; }
+        if (cps_read_ints(row, e->cells + at, n, 0, e->n_cells, "row cell") < 0) { failed = 1; break; }
         for (Py_ssize_t k = 0; k < n; k++) {
-            int cell = e->cells[at + k];
-            uint64_t *m = e->mask + (size_t)r * e->W + cell / 64;
-            if (*m & ((uint64_t)1 << (cell % 64))) {
-                PyErr_Format(PyExc_ValueError, "row %d covers cell %d twice", r, cell);
-                Py_DECREF(seq);
-                return -1;
+            int cell = e->cells[at + k], twice;
+            if (last_row != NULL) {
+                twice = last_row[cell] == r;
+                last_row[cell] = r;
+            } else {
+                uint64_t *m = e->mask + (size_t)r * e->W + cell / 64;
+                twice = (*m >> (cell % 64)) & 1;
+                *m |= (uint64_t)1 << (cell % 64);
             }
-            *m |= (uint64_t)1 << (cell % 64);
+            if (twice) {
+                PyErr_Format(PyExc_ValueError, "row %d covers cell %d twice", r, cell);
+                failed = 1;
+                break;
+            }
         }
+        if (failed) break;
         int p = e->row_piece[r];
         if (e->piece_size[p] && e->piece_size[p] != n) {
             PyErr_Format(PyExc_ValueError, "piece %d has placements of different sizes", p);
-            Py_DECREF(seq);
-            return -1;
+            failed = 1;
+            break;
         }
         e->piece_size[p] = (int)n;
         at += n;
     }
-    e->cell_start[e->n_rows] = (int)at;
+    free(last_row);
     Py_DECREF(seq);
+    if (failed) return -1;
+    e->cell_start[e->n_rows] = (int)at;
     return 0;
 }
 
+/* The face neighbours of the bitboard layout: one mask of W words per cell (built from the lists). */
 static int read_neighbors(Engine *e, PyObject *neighbors) {
-    if (neighbors == NULL || neighbors == Py_None) return 0;
-    PyObject *seq = PySequence_Fast(neighbors, "neighbors must be a sequence");
-    if (seq == NULL) return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != e->n_cells) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "neighbors: one list per cell expected");
-        return -1;
-    }
+    int *start = NULL, *nb = NULL;
+    if (read_neighbor_lists(e, neighbors, &start, &nb) < 0) return -1;
+    if (start == NULL) return 0; /* no neighbours: no region pruning */
     e->nb = calloc((size_t)e->n_cells * e->W, sizeof(uint64_t));
-    if (!e->nb) { Py_DECREF(seq); PyErr_NoMemory(); return -1; }
-    for (int cell = 0; cell < e->n_cells; cell++) {
-        PyObject *lst = PySequence_Fast_GET_ITEM(seq, cell);
-        Py_ssize_t n = PyObject_Length(lst);
-        if (n < 0) { Py_DECREF(seq); return -1; }
-        if (n > 6) {
-            Py_DECREF(seq);
-            PyErr_Format(PyExc_ValueError, "neighbors: cell %d has %zd, a cube has at most 6", cell, n);
-            return -1;
-        }
-        int buf[6];
-        if (cps_read_ints(lst, buf, n, 0, e->n_cells, "neighbor") < 0) { Py_DECREF(seq); return -1; }
-        for (Py_ssize_t k = 0; k < n; k++) e->nb[(size_t)cell * e->W + buf[k] / 64] |= (uint64_t)1 << (buf[k] % 64);
-    }
-    Py_DECREF(seq);
+    if (e->nb != NULL)
+        for (int cell = 0; cell < e->n_cells; cell++)
+            for (int k = start[cell]; k < start[cell + 1]; k++)
+                e->nb[(size_t)cell * e->W + nb[k] / 64] |= (uint64_t)1 << (nb[k] % 64);
+    free(start);
+    free(nb);
+    if (e->nb == NULL) { PyErr_NoMemory(); return -1; }
     return 0;
 }
 
@@ -876,27 +1440,35 @@ static int rows_connected(const Engine *e) {
     return 1;
 }
 
+#define MAX_CELLS (1 << 24) /* the links layout's bound; cpsolve's own limit (limits.py) is far below */
+
 static int Engine_init(Engine *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"n_cells", "piece_counts", "row_piece", "row_cells", "neighbors", "piece_low",
-                             "optional", NULL};
-    int n_cells;
+                             "optional", "links", NULL};
+    int n_cells, links = 0;
     PyObject *piece_counts, *row_piece, *row_cells, *neighbors = NULL, *piece_low = NULL, *optional = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOO|OOO", kwlist, &n_cells, &piece_counts, &row_piece,
-                                     &row_cells, &neighbors, &piece_low, &optional))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOO|OOO$p", kwlist, &n_cells, &piece_counts, &row_piece,
+                                     &row_cells, &neighbors, &piece_low, &optional, &links))
         return -1;
     engine_free_arrays(self);
-    if (n_cells <= 0 || n_cells > 64 * MAXW) {
-        PyErr_Format(PyExc_ValueError, "n_cells must be in 1..%d", 64 * MAXW);
+    if (n_cells <= 0 || n_cells > MAX_CELLS) {
+        PyErr_Format(PyExc_ValueError, "n_cells must be in 1..%d", MAX_CELLS);
         return -1;
     }
+    /* Bitboards up to 512 cells (their width is compiled in), dancing links beyond (or when asked). */
+    links = links || n_cells > 64 * MAXW;
     Py_ssize_t n_pieces = PyObject_Length(piece_counts), n_rows = PyObject_Length(row_piece);
     if (n_pieces < 0 || n_rows < 0) return -1;
     if (PyObject_Length(row_cells) != n_rows) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "row_piece and row_cells differ in length");
         return -1;
     }
+    if (n_rows > INT32_MAX / 2 || n_pieces > INT32_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "too many rows or pieces");
+        return -1;
+    }
     self->n_cells = n_cells;
-    self->W = (n_cells + 63) / 64;
+    self->W = links ? 0 : (n_cells + 63) / 64;
     self->n_pieces = (int)n_pieces;
     self->n_rows = (int)n_rows;
     self->piece_count = calloc((size_t)n_pieces + 1, sizeof(int));
@@ -921,11 +1493,15 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kwds) {
         }
     if (cps_read_ints(row_piece, self->row_piece, n_rows, 0, (int)n_pieces, "row_piece") < 0) return -1;
     if (read_rows(self, row_cells) < 0) return -1;
-    if (read_neighbors(self, neighbors) < 0) return -1;
-    if (self->nb != NULL && !rows_connected(self)) { free(self->nb); self->nb = NULL; }
-    memset(self->full, 0, sizeof(self->full));
-    for (int cell = 0; cell < n_cells; cell++) self->full[cell / 64] |= (uint64_t)1 << (cell % 64);
-    memcpy(self->req, self->full, sizeof(self->req));
+    if (links) {
+        if (links_build(self) < 0 || links_read_neighbors(self, neighbors) < 0) return -1;
+    } else {
+        if (read_neighbors(self, neighbors) < 0) return -1;
+        if (self->nb != NULL && !rows_connected(self)) { free(self->nb); self->nb = NULL; }
+        memset(self->full, 0, sizeof(self->full));
+        for (int cell = 0; cell < n_cells; cell++) self->full[cell / 64] |= (uint64_t)1 << (cell % 64);
+        memcpy(self->req, self->full, sizeof(self->req));
+    }
     self->has_optional = 0;
     if (optional != NULL && optional != Py_None) {
         Py_ssize_t n_opt = PyObject_Length(optional);
@@ -933,15 +1509,18 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kwds) {
         int *opt = malloc(sizeof(int) * (size_t)(n_opt + 1));
         if (!opt) { PyErr_NoMemory(); return -1; }
         if (cps_read_ints(optional, opt, n_opt, 0, n_cells, "optional") < 0) { free(opt); return -1; }
-        for (Py_ssize_t k = 0; k < n_opt; k++) self->req[opt[k] / 64] &= ~((uint64_t)1 << (opt[k] % 64));
+        for (Py_ssize_t k = 0; k < n_opt; k++) {
+            if (links) self->links->required[opt[k]] = 0;
+            else self->req[opt[k] / 64] &= ~((uint64_t)1 << (opt[k] % 64));
+        }
         free(opt);
         self->has_optional = n_opt > 0;
         /* region sizes need not be sums of piece sizes when cells may stay empty */
         if (self->has_optional) { free(self->nb); self->nb = NULL; }
     }
-    self->max_depth = 0;
-    for (int p = 0; p < n_pieces; p++) self->max_depth += self->piece_count[p];
-    if (self->max_depth > n_cells) self->max_depth = n_cells;
+    long long copies = 0;
+    for (int p = 0; p < n_pieces; p++) copies += self->piece_count[p];
+    self->max_depth = copies > n_cells ? n_cells : (int)copies;
     return 0;
 }
 
@@ -981,14 +1560,9 @@ static int ctx_start(Ctx *c, Engine *e, PyObject *forced, int *n_live) {
     memcpy(c->need, e->piece_low, sizeof(int) * (size_t)e->n_pieces);
     c->region_pruning = e->nb != NULL;
     c->many_pieces = e->n_pieces > 64;
-    Py_ssize_t nf = forced == NULL ? 0 : PyObject_Length(forced);
+    const Py_ssize_t nf = read_forced(c, e, forced);
     if (nf < 0) return -1;
-    if (nf > e->max_depth) {
-        PyErr_Format(PyExc_ValueError, "forced: %zd rows, more than the %d pieces", nf, e->max_depth);
-        return -1;
-    }
-    int *rows = c->sorted_rows; /* free until the first solution */
-    if (nf > 0 && cps_read_ints(forced, rows, nf, 0, e->n_rows, "forced") < 0) return -1;
+    const int *rows = c->sorted_rows;
     uint64_t *occ = c->occ;
     int ok = 1;
     for (Py_ssize_t i = 0; i < nf; i++) {
@@ -1046,25 +1620,31 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
                                      &timeout, &region_pruning, &transposed, &budget))
         return NULL;
     if (budget < 0) { PyErr_SetString(PyExc_ValueError, "budget: must be >= 0"); return NULL; }
-    if (self->mask == NULL) { PyErr_SetString(PyExc_RuntimeError, "Engine not initialised"); return NULL; }
+    if (self->mask == NULL && self->links == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Engine not initialised");
+        return NULL;
+    }
     Ctx c;
     int n_live = 0;
-    int started = ctx_start(&c, self, forced, &n_live);
-    if (started < 0) { ctx_free(&c); return NULL; }
+    int started = self->links != NULL ? l_start(&c, self, forced) : ctx_start(&c, self, forced, &n_live);
+    void (*release)(Ctx *) = self->links != NULL ? l_free : ctx_free;
+    if (started < 0) { release(&c); return NULL; }
     c.callback = callback;
     c.max_solutions = max_solutions;
-    c.budget = self->has_optional ? 0 : budget;
+    c.budget = budget; /* with optional cells too: only search nodes give back, never the extension phase */
     c.region_pruning = c.region_pruning && region_pruning;
     /* the transposed search has no optional cells (extend) and keeps piece bits in one word */
     c.vertical = transposed < 0 ? 0 : transposed > VMAX ? VMAX : transposed;
     if (self->has_optional || self->n_pieces > 64 || !popcount_in_hardware()) c.vertical = 0;
     if (timeout != Py_None) {
         double t = PyFloat_AsDouble(timeout);
-        if (t == -1.0 && PyErr_Occurred()) { ctx_free(&c); return NULL; }
+        if (t == -1.0 && PyErr_Occurred()) { release(&c); return NULL; }
         c.deadline = now_seconds() + (t > 0 ? t : 1e-6);
     }
     c.ts = PyEval_SaveThread();
-    if (started == 1) {
+    if (started == 1 && self->links != NULL) {
+        l_run(&c);
+    } else if (started == 1) {
         if (all_full(self, &c)) {
             if (self->has_optional) extend(&c, 0, n_live, self->W);
             else if (c.short_ == 0) report(&c);
@@ -1075,8 +1655,8 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
         else search_wn(&c, 0, n_live);
     }
     PyEval_RestoreThread(c.ts);
-    if (c.stop == -1) { ctx_free(&c); return NULL; }
-    if (c.stop == -2) { ctx_free(&c); return PyErr_NoMemory(); }
+    if (c.stop == -1) { release(&c); return NULL; }
+    if (c.stop == -2) { release(&c); return PyErr_NoMemory(); }
     PyObject *rest = PyList_New(0);
     for (size_t at = 0; rest != NULL && at < c.rest_len; at += (size_t)c.rest[at] + 1) {
         PyObject *prefix = PyTuple_New(c.rest[at]);
@@ -1088,7 +1668,7 @@ static PyObject *Engine_search(Engine *self, PyObject *args, PyObject *kwds) {
         if (prefix == NULL || PyList_Append(rest, prefix) < 0) Py_CLEAR(rest);
         Py_XDECREF(prefix);
     }
-    ctx_free(&c);
+    release(&c);
     if (rest == NULL) return NULL;
     /* given back (3): the part is searched but for `rest` */
     const char *status = c.stop == 2 ? "timeout" : c.stop == 1 ? "stopped" : "complete";
@@ -1107,7 +1687,7 @@ static PyMethodDef Engine_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject EngineType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cpsolve._xcover.Engine",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cpsolve." XCOVER_STR(XCOVER_MODULE) ".Engine",
     .tp_basicsize = sizeof(Engine),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Engine(n_cells, piece_counts, row_piece, row_cells, neighbors=None, piece_low=None, optional=None):\n"
@@ -1121,9 +1701,9 @@ static PyTypeObject EngineType = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "_xcover",
+    .m_name = XCOVER_STR(XCOVER_MODULE),
     .m_doc = "Bitboard exact-cover search for cpsolve's dlx backend.",
     .m_size = -1,
 };
 
-PyMODINIT_FUNC PyInit__xcover(void) { return cps_module_with_type(&module, &EngineType, "Engine"); }
+PyMODINIT_FUNC XCOVER_INIT(XCOVER_MODULE)(void) { return cps_module_with_type(&module, &EngineType, "Engine"); }

@@ -10,6 +10,8 @@ class Engine:
         neighbors: Sequence[Sequence[int]] | None = None,
         piece_low: Sequence[int] | None = None,
         optional: Sequence[int] | None = None,
+        *,
+        links: bool = False,
     ) -> None: ...
     def search(
         self,

@@ -3,8 +3,10 @@
 D. E. Knuth, "Estimating the efficiency of backtrack programs", Mathematics of Computation 29
 (1975) 121-136: walk from the root choosing one child uniformly at random at every node, and add up
 the products of the branching degrees met on the way; the mean over many walks is an unbiased
-estimate of the number of nodes of the tree. The tree is the one the dlx engine searches (the cell
-with the fewest candidates, or a single-copy piece with fewer), so the estimate predicts its work.
+estimate of the number of nodes of the tree. The tree is the one the dlx engine searches (the required
+cell with the fewest candidates, or a needed single-copy piece with fewer; pieces held to their
+ranges; with optional cells, the extension phase once the required cells are covered), so the
+estimate predicts its work on designers' puzzles too.
 
 It serves three purposes: `cpsolve estimate MODEL` (size and time before a long run), choosing the
 key piece (the one whose restricted tree is smallest, not merely the one with fewest
@@ -52,15 +54,16 @@ def _next_random(state: list[int]) -> int:
     return (x * 2685821657736338717) & _MASK64
 
 
-def modelled(problem: ExactCoverProblem) -> bool:
-    """Whether the walks follow the engine's tree: they fill every cell and use each piece exactly its
-    count, so optional cells and piece ranges (where the engine may stop early) are not modelled yet."""
-    return not problem.features()
-
-
 def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[int]) -> float:
-    """One random walk from the node `forced`: 1 + d1 + d1*d2 + ... (the readable twin of `walk`)."""
+    """One random walk from the node `forced`: 1 + d1 + d1*d2 + ... (the readable twin of `walk`).
+
+    The engine's tree: branch on the uncovered required cell with the fewest live placements, or on a
+    needed single-copy piece with fewer; dead when a required cell has none or a piece has fewer than
+    the copies it still needs. Once the required cells are covered (and there are optional cells), the
+    extension phase: a node with n live placements in row order has n children, the i-th keeping only
+    the placements after it, and none when more copies are needed than placements are left."""
     rem = list(problem.piece_counts)
+    need = list(problem.piece_low)
     filled: set[int] = set()
     for r in forced:
         row = problem.rows[r]
@@ -68,28 +71,34 @@ def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[
             return 1.0
         filled.update(row.cells)
         rem[row.piece] -= 1
+        need[row.piece] -= 1
         if rem[row.piece] < 0:
             return 1.0
-    live = [r for r, row in enumerate(problem.rows) if rem[row.piece] > 0 and filled.isdisjoint(row.cells)]
+    required = [c for c in problem.required if c not in filled]
+
+    def fits(r: int) -> bool:
+        return rem[problem.rows[r].piece] > 0 and filled.isdisjoint(problem.rows[r].cells)
+
+    live = [r for r in range(len(problem.rows)) if fits(r)]
     weight, total = 1.0, 1.0
-    while len(filled) < problem.n_cells:
+    while required:
         count = [0] * problem.n_cells
         pcount = [0] * problem.n_pieces
         for r in live:
             pcount[problem.rows[r].piece] += 1
             for c in problem.rows[r].cells:
                 count[c] += 1
-        best_n, best = min((count[c], c) for c in range(problem.n_cells) if c not in filled)
+        best_n, best = min((count[c], c) for c in required)
         best_piece, dead = -1, best_n == 0
         for p in range(problem.n_pieces):
             if dead or rem[p] == 0:
                 continue
-            if pcount[p] < rem[p]:
+            if pcount[p] < need[p]:
                 dead = True
-            elif rem[p] == 1 and pcount[p] < best_n:
+            elif rem[p] == 1 and need[p] == 1 and pcount[p] < best_n:
                 best_n, best_piece = pcount[p], p
         if dead:
-            break
+            return total
         if best_piece >= 0:
             cands = [r for r in live if problem.rows[r].piece == best_piece]
         else:
@@ -99,7 +108,20 @@ def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[
         chosen = problem.rows[cands[_next_random(state) % len(cands)]]
         filled.update(chosen.cells)
         rem[chosen.piece] -= 1
-        live = [r for r in live if rem[problem.rows[r].piece] > 0 and filled.isdisjoint(problem.rows[r].cells)]
+        need[chosen.piece] -= 1
+        required = [c for c in required if c not in filled]
+        live = [r for r in live if fits(r)]
+    if not problem.optional:
+        return total
+    while live and sum(n for n in need if n > 0) <= len(live):
+        weight *= len(live)
+        total += weight
+        i = _next_random(state) % len(live)
+        chosen = problem.rows[live[i]]
+        filled.update(chosen.cells)
+        rem[chosen.piece] -= 1
+        need[chosen.piece] -= 1
+        live = [r for r in live[i + 1:] if fits(r)]
     return total
 
 
@@ -119,7 +141,8 @@ def probe_values(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], pr
         else:
             values: list[float] = c_probes(problem.n_cells, list(problem.piece_counts),
                                            [row.piece for row in problem.rows], [row.cells for row in problem.rows],
-                                           [tuple(s) for s in starts], probes, seed, each, reseed)
+                                           [tuple(s) for s in starts], probes, seed, each, reseed,
+                                           list(problem.piece_low), list(problem.optional))
             return values
     state = [seed or DEFAULT_SEED]
     out = []
@@ -190,8 +213,6 @@ def smallest_tree_key(problem: ExactCoverProblem, workers: int = 1) -> Callable[
     > 1 every round runs on one set of that many forked processes (the same walks, the same choice).
     """
     def pick(candidates: Sequence[KeyChoice]) -> KeyChoice:
-        if not modelled(problem):
-            return candidates[0]
         first = subtree_estimate(problem, candidates[0], RACE_PROBES)  # a few ms: not worth a fork
         if first < SMALL_TREE:
             return candidates[0]
@@ -298,10 +319,15 @@ def estimate_run(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], pr
                  sample_seconds: float = 0.3, seed: int = DEFAULT_SEED) -> RunEstimate:
     """The tree over the subproblems `starts` (stratified: every subproblem gets its share of the
     walks) and the dlx engine's node rate, sampled by searching the subproblems for `sample_seconds`."""
-    per = max(probes // len(starts), 2)
-    samples = walks_per_start(problem, starts, per, seed)
+    # Exactly `probes` walks (each start gets its share, the first `extra` one more), but two at least per
+    # start, for a variance.
+    per, extra = divmod(probes, len(starts))
+    if per < 2:
+        per, extra = 2, 0
+    samples = walks_per_start(problem, starts, per + (extra > 0), seed)
+    samples = [v if j < extra else v[:per] for j, v in enumerate(samples)]
     tree = Estimate(sum(statistics.fmean(v) for v in samples),
-                    math.sqrt(sum(statistics.variance(v) / per for v in samples)), per * len(starts))
+                    math.sqrt(sum(statistics.variance(v) / len(v) for v in samples)), sum(map(len, samples)))
     try:
         from .backends.dlx import build_engine
 
@@ -334,15 +360,15 @@ PART_SECONDS = 0.25
 def part_sizes(problem: ExactCoverProblem, parts: Sequence[Sequence[int]], probes: int = PART_PROBES,
                seconds: float = PART_SECONDS, seed: int = DEFAULT_SEED, workers: int = 1) -> list[float] | None:
     """Estimated nodes of each subproblem: the pool runs the biggest first and the progress bar's ETA
-    measures nodes against their sum. None where the walks do not model the search (optional cells,
-    ranges) or only the slow Python twin is there (sizing would then cost more than it saves).
+    measures nodes against their sum. None where only the slow Python twin is there (sizing would then
+    cost more than it saves).
 
     Walks go in rounds (FIRST_ROUND per part, then twice as many each round) until `probes` walks or
     `seconds` are spent; the first round always completes, so every part has a size. With `workers` > 1 the
     parts are dealt out to that many forked processes (every `workers`-th part to one), each with its
     share of the walks: sizing is done before a pool's first part can start, so it would otherwise
     run on one core while the others wait (the Tetris Cube's 289 parts: 0.04 s)."""
-    if not modelled(problem) or not parts:
+    if not parts:
         return None
     try:
         from ._estimate import probes as _compiled  # noqa: F401 - only asking whether it is built

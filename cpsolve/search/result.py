@@ -23,6 +23,8 @@ class SolutionClass:
     mirror_distinct: bool
     placements: tuple[tuple[int, tuple[int, ...]], ...]
     """(piece index, sorted cell indices) of each placement, in the problem's terms."""
+    id: str = ""
+    """The class's stable id (`problem.canonical.class_id`): the same in every run of the puzzle."""
 
 
 @dataclass
@@ -45,6 +47,8 @@ class EnumerationResult:
     """Search nodes of the subproblems a journal said were finished before this run started."""
     resumed_found: int = 0
     """Solutions those subproblems had found."""
+    backend_reason: str | None = None
+    """Why `auto` took this backend rather than dlx (None: dlx, or a backend asked for by name)."""
 
     def eta(self, elapsed: float) -> float | None:
         """Seconds left, taking this run's share of the estimated work done as its clock."""
@@ -64,6 +68,7 @@ class EnumerationResult:
         return {
             "puzzle": self.puzzle,
             "backend": self.backend,
+            "backend_reason": self.backend_reason,
             **self.counts(),
             "seconds": round(self.seconds, 4),
             "status": self.status.value,

@@ -4,7 +4,9 @@ Why it exists: the C engine takes every shortcut that pays (bitboards, bit-slice
 test before a child's list is written, a transposed search for short lists). This module makes the
 same choices in the plainest way, so that a test can hold the C engine to it on small problems:
 the same solutions in the same order, and the same counts of nodes, dead ends and list entries
-scanned. A change to the engine's rules must be made here too; a change to its speed must not show.
+scanned. The engine's three layouts (bitboards up to 512 cells, wide bitboards, dancing links) all
+make these choices; a change to the engine's rules must be made here too, a change to its speed
+must not show.
 
 The rules, shared with the C engine:
 
@@ -19,10 +21,11 @@ The rules, shared with the C engine:
 - Once every required cell is covered, the set is a solution when every piece has met its low
   bound; with optional cells, further placements are added in list order, each set once.
 - `scanned` grows by the parent's list length for every child that is not a finished cover.
-- With a `budget` (no optional cells), a node entered once that many nodes have been counted is not
-  searched but given back, with every way not yet tried on the path back to the root: each as the
-  rows leading to it, deepest level first (`rest`). The search and the given-back prefixes, each
-  searched as a part of its own, partition the solutions and meet the same nodes.
+- With a `budget`, a search node entered once that many nodes have been counted is not searched but
+  given back, with every way not yet tried on the path back to the root: each as the rows leading
+  to it, deepest level first (`rest`). The extension phase (optional cells) is never cut: the next
+  search node gives back. The search and the given-back prefixes, each searched as a part of its
+  own, partition the solutions and meet the same nodes.
 
 It is slow (Python per node) and meant for problems of a few thousand nodes.
 """
@@ -153,8 +156,6 @@ def search(
                 sums |= {s + size_of[p] for s in sums}
         return all(s in sums for s in sizes)
 
-    if optional_cells:
-        budget = 0  # as in the engine: extend has no list of ways to give back
     giving_back = [False]
 
     def node(live: list[int], occ: frozenset[int]) -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "SearchRun",
     "SearchStats",
     "Status",
+    "auto_choice",
     "backend_class",
     "for_problem",
     "get_backend",
@@ -32,8 +33,11 @@ __all__ = [
 ]
 
 AUTO = "auto"
-"""The default: the fastest backend that can express the problem. dlx for packings; for chains,
-sat (snake-27: 0.5 s against cpsat's 1.4 s, `cpsolve compare snake-27 --backends sat,cpsat`)."""
+"""The default: the fastest backend that can express the problem. dlx for packings (every feature:
+optional cells, ranges, colours, groups, any container up to the cell limit); for chains, sat
+(snake-27: 0.5 s against cpsat's 1.4 s, `cpsolve compare snake-27 --backends sat,cpsat`)."""
+AUTO_ORDER = ("dlx", "sat", "cpsat")
+"""`auto` takes the first of these that is installed and can solve the problem."""
 
 
 def names() -> list[str]:
@@ -63,11 +67,28 @@ def get_backend(spec: str) -> Backend:
 
 
 def for_problem(spec: str, problem: ExactCoverProblem) -> Backend:
-    """The backend `spec` names (or `auto`'s pick), checked to be able to solve `problem`."""
+    """The backend `spec` names (or `auto`'s pick), checked to be able to solve `problem`. When `auto`
+    takes another backend than dlx, the backend's `reason` says why."""
+    reason = None
     if spec == AUTO:
-        usable = [n for n in ("dlx", "sat", "cpsat") if backend_class(n).supported()]
-        spec = next((n for n in usable if backend_class(n)().unsupported_reason(problem) is None), "cpsat")
+        spec, reason = auto_choice(problem)
     backend = get_backend(spec)
     if (why := backend.unsupported_reason(problem)) is not None:
-        raise BackendUnavailable(why)
+        able = [n for n in names() if n != backend.name and backend_class(n).supported()
+                and backend_class(n)().unsupported_reason(problem) is None]
+        raise BackendUnavailable(why + (f" (use {' or '.join(able)})" if able else ""))
+    backend.reason = reason
     return backend
+
+
+def auto_choice(problem: ExactCoverProblem) -> tuple[str, str | None]:
+    """`auto`'s backend for `problem`: the first of dlx, sat, cpsat (fastest first) that is installed
+    and can solve it, with why the ones before it were passed over (None when it is the first)."""
+    passed: list[str] = []
+    for name in AUTO_ORDER:
+        cls = backend_class(name)
+        why = cls().unsupported_reason(problem) if cls.supported() else f"{name} is not available: {cls.install_hint}"
+        if why is None:
+            return name, "; ".join(passed) or None
+        passed.append(why)
+    return "cpsat", "; ".join(passed)  # get_backend then says what to install

@@ -14,7 +14,6 @@ builds what a problem needs once (a model, an engine) with `Backend.kept_for`.
 
 from __future__ import annotations
 
-import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ from importlib.util import find_spec
 from typing import ClassVar, TypeVar
 
 from ...errors import CpsolveError
+from ...limits import check_timeout
 from ...problem.placements import ExactCoverProblem
 
 OnSolution = Callable[[tuple[int, ...]], bool | None]
@@ -138,6 +138,9 @@ class Backend(ABC):
         """`options` is the text after a colon in `--backend name:options` (e.g. a SAT solver name)."""
         self.options = options
         self._kept: tuple[ExactCoverProblem, object] | None = None
+        self.reason: str | None = None
+        """Why `auto` took this backend and not dlx, the fastest (`for_problem` sets it; None when the
+        backend was named, or is dlx): an enumeration's summary and its JSON say it."""
 
     requires: ClassVar[tuple[str, str] | None] = None
     """(module that must import, distribution whose version `version()` reports), or None when the
@@ -168,7 +171,8 @@ class Backend(ABC):
         return self._kept[1]  # type: ignore[return-value] # built by `build` for this very problem
 
     def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
-        """Why this backend cannot solve `problem`, or None. Overridden by limited backends."""
+        """Why this backend cannot solve `problem`, or None. Overridden by limited backends. The reason
+        alone: `for_problem` adds the backends that can."""
         return None
 
     @property
@@ -192,8 +196,7 @@ class Backend(ABC):
         `gives_back` stops after `budget` (> 0) search nodes and returns what it did not search as
         prefixes in `rest`.
         """
-        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-            raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
+        check_timeout(timeout)
         run = SearchRun(SearchStats(self.label), on_solution, limit, timeout, budget)
         try:
             self._search(problem, tuple(forced), run)
@@ -215,5 +218,5 @@ class ExactCoverBackend(Backend):
 
     def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
         if problem.side_clauses:
-            return f"{self.name} solves pure exact cover; chain puzzles need joint constraints (use cpsat or sat)"
+            return f"{self.name} solves pure exact cover, and the joints of a chain puzzle are not exact cover"
         return None
