@@ -690,16 +690,27 @@ def run(
                                  puzzle, level=None if taken is None else taken[1], id=cls.id))
 
     # With workers, the classes are taken apart on as many forked processes while the search goes on, in
-    # the order found: a class whose predecessor arrived less than PIPELINE_GAP ago is sent off and written
-    # when its result is back; after a pause the pipeline is emptied, so a slow stream is written at once.
-    pipeline: Pipeline[tuple[tuple[frozenset[str], ...], Mapping[str, Sequence[Cell]]], _TakenApart] | None = None
-    waiting: deque[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]] = deque()
+    # the order found, PIPELINE_BATCH at a time (one class is too little work to pay for the trip); after a
+    # pause of PIPELINE_GAP the classes held and those sent off are seen to at once, so a slow stream is
+    # written as it comes.
+    pipeline: Pipeline[tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]],
+                       list[_TakenApart]] | None = None
+    held: list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]] = []
+    waiting: deque[list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]]] = deque()
     last_class = 0.0
 
-    def emit_ready(results: list[_TakenApart]) -> None:
-        for taken in results:
-            cls, pieces = waiting.popleft()
-            emit(cls, pieces, taken)
+    def emit_ready(results: list[list[_TakenApart]]) -> None:
+        for batch in results:
+            for (cls, pieces), taken in zip(waiting.popleft(), batch, strict=True):
+                emit(cls, pieces, taken)
+
+    def send_held() -> None:
+        assert pipeline is not None and apart is not None
+        if held:
+            waiting.append(held[:])
+            job = (apart.groups, [pieces for _, pieces in held])
+            held.clear()
+            emit_ready(pipeline.put(job))
 
     def on_class(cls: SolutionClass) -> None:
         nonlocal last_class
@@ -708,12 +719,13 @@ def run(
             emit(cls, pieces, None)
             return
         if pipeline is None:
-            emit(cls, pieces, _take_apart((apart.groups, pieces)))
+            emit(cls, pieces, _take_apart((apart.groups, [pieces]))[0])
             return
         now = time.perf_counter()
         gap, last_class = now - last_class, now
-        waiting.append((cls, pieces))
-        emit_ready(pipeline.put((apart.groups, pieces)))
+        held.append((cls, pieces))
+        if len(held) >= PIPELINE_BATCH or gap > PIPELINE_GAP:
+            send_held()
         if gap > PIPELINE_GAP:
             emit_ready(pipeline.finish())
 
@@ -729,6 +741,7 @@ def run(
                                     on_class=on_class, progress=shown, journal=book, cluster=cluster,
                                     on_ready=ready)
             if pipeline is not None:
+                send_held()
                 emit_ready(pipeline.finish())
     except BaseException:
         if sink is not None:  # the first error is the one to report, not a second one from closing
@@ -813,17 +826,23 @@ _TakenApart = tuple[tuple[int, ...] | None, str | None, list[dict[str, object]]]
 """A class taken apart: its level (None: it does not come apart), the level as text, its moves as JSON."""
 
 PIPELINE_GAP = 0.02
-"""Seconds between two classes past which `enumerate --disassemble` on workers waits for the classes sent
-off before going on (see `run`): a fast stream is pipelined, a slow one written as it comes."""
+"""Seconds between two classes past which `enumerate --disassemble` on workers sees to the classes held
+and sent off before going on (see `run`): a fast stream is pipelined, a slow one written as it comes."""
+
+PIPELINE_BATCH = 32
+"""Classes sent to a worker together: taking one apart can take 0.1 ms, less than its trip to a worker."""
 
 
-def _take_apart(job: tuple[tuple[frozenset[str], ...], Mapping[str, Sequence[Cell]]]) -> _TakenApart:
-    """Take one class apart (a module-level function: the workers are sent it by name)."""
+def _take_apart(job: tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]]) -> list[_TakenApart]:
+    """Take classes apart (a module-level function: the workers are sent it by name)."""
     from .analysis.disassembly import disassemble as take_apart
 
-    groups, pieces = job
-    found = take_apart(pieces, groups)
-    return found.level(), found.level_text(), [m.as_json() for m in found.moves()]
+    groups, batch = job
+    out: list[_TakenApart] = []
+    for pieces in batch:
+        found = take_apart(pieces, groups)
+        out.append((found.level(), found.level_text(), [m.as_json() for m in found.moves()]))
+    return out
 
 
 def count(puzzle: Puzzle, *, backend: str = "auto", workers: int = 1, timeout: float | None = None,

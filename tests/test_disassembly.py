@@ -683,8 +683,8 @@ def _taken_apart_here(job):  # type: ignore[no-untyped-def]
 
     from cpsolve import api
 
-    level, text, moves = api._TAKE_APART_ORIGINAL(job)  # type: ignore[attr-defined]
-    return level, f"{text}@{os.getpid()}", moves
+    return [(level, f"{text}@{os.getpid()}", moves)
+            for level, text, moves in api._TAKE_APART_ORIGINAL(job)]  # type: ignore[attr-defined]
 
 
 def test_the_classes_are_taken_apart_on_the_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
