@@ -164,6 +164,8 @@ def _kind_of(path: Path) -> SourceKind:
         return "xmpuzzle"
     if text.startswith(b"{") and is_solution_line(first):
         return "solutions"
+    if len(first) > SNIFF_BYTES and re.match(rb'\{\s*"(puzzle|class|pieces)"\s*:', text):
+        return "solutions"  # a first line too long to read whole, begun as enumerate begins its lines
     if not text and path.suffix == ".jsonl":  # an empty solutions file: the content cannot tell
         return "solutions"
     return "puzzle"
