@@ -1663,19 +1663,16 @@ def _explanation(report: ExplainReport, puzzle: Puzzle | None, index: int | None
 
 
 def _explained_source(source: PathLike, index: int | None) -> Puzzle | Solution:
-    """A path as explain reads it: a `.jsonl` file's solution, a BurrTools file's stored assembly (with
-    `index`), or a puzzle read without its volume check (a built-in name, YAML, BurrTools)."""
+    """A path as explain reads it: a solutions file's solution (told by content, as every command tells it:
+    `source`), a BurrTools file's stored assembly (with `index`), or a puzzle read without its volume check
+    (a built-in name, YAML, BurrTools)."""
     from .puzzle.burrtools import stored_solutions
     from .puzzle.catalog import is_burrtools
     from .puzzle.catalog import load as load_cached
 
     path = os.fspath(source)
-    if Path(path).suffix == ".jsonl":
-        n = index or 0
-        found = read_solutions(path, n + 1)
-        if len(found) <= n:
-            raise CpsolveError(f"there is no solution {n}: the file has {len(found)}", where=path, field="index")
-        return found[n]
+    if Path(path).is_file() and _kind_of(Path(path)) == "solutions":
+        return read_solutions(path, 1, start=index or 0)[0]
     puzzle: Puzzle = load_cached.__wrapped__(path, strict=False)
     if index is not None and Path(path).is_file() and is_burrtools(Path(path)):
         stored = stored_solutions(path)

@@ -393,9 +393,10 @@ def test_cli_says_in_one_line_when_the_deadline_came_first():
 @needs_examples
 def test_cli_page_marks_the_blockers_of_an_assembly_of_a_solutions_file(tmp_path: Path):
     """A stuck PelikanBurr assembly from a solutions file: the page holds its start and most open state,
-    the cage (whose removal frees the rest) in red and every other piece quiet."""
+    the cage (whose removal frees the rest) in red and every other piece quiet. The file is told by its
+    content, as every command tells it, whatever its name."""
     stuck = first_stuck("PelikanBurr.xmpuzzle")
-    lines = tmp_path / "stuck.jsonl"
+    lines = tmp_path / "stuck.txt"
     lines.write_text(stuck.as_line() + "\n", encoding="utf-8")
     page = tmp_path / "stuck.html"
     proc = run_cli("explain", str(lines), "--page", str(page))
