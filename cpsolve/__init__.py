@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "ApproxCounts",
     "Comparison",
     "Counts",
     "CpsolveError",
@@ -22,6 +23,7 @@ __all__ = [
     "__version__",
     "compare",
     "count",
+    "count_approx",
     "disassemble",
     "draw",
     "enumerate",
@@ -34,6 +36,7 @@ __all__ = [
     "puzzle_from_yaml",
     "read_solutions",
     "run",
+    "sample",
     "solve",
 ]
 
