@@ -54,7 +54,7 @@ def writing_run(prepared: Prepared, backend: Backend) -> EnumerationResult:
     lines = LineWriter(prepared.name, prepared.problem)
     with tempfile.TemporaryFile("w") as sink:
         def write(cls: SolutionClass) -> None:
-            sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements) + "\n")
+            sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, id=cls.id) + "\n")
             sink.flush()
 
         return enumerate_classes(prepared, backend, on_class=write)

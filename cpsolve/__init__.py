@@ -1,43 +1,68 @@
 """cpsolve: solve, count and compare solver backends on cubish assembly puzzles.
 
 The public API (`__all__`, documented in docs/api.md) lives in `cpsolve.api`; its names are looked
-up there on first use, so that `import cpsolve` stays instant: the command line installs its signal
-handlers right after it (no traceback on an early Ctrl-C), and pydantic, numpy and OR-Tools load
-only when a function needs them.
+up there on first use, so that `import cpsolve` stays instant: the program answers Ctrl-C right after
+it (`__main__.py`: no traceback on an early Ctrl-C), and pydantic, numpy and OR-Tools load only when
+a function needs them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # not imported when run: `python -m cpsolve` runs this module before it answers Ctrl-C
+    from typing import Any
 
 __all__ = [
     "ApproxCounts",
+    "BackendInfo",
     "Comparison",
     "Counts",
     "CpsolveError",
     "CpsolveNotice",
+    "Decoded",
     "Enumeration",
+    "Estimate",
+    "Explanation",
+    "Imported",
     "Puzzle",
+    "Report",
     "Result",
     "Solution",
+    "Source",
+    "Suggestion",
+    "UniqueDesign",
     "__version__",
+    "backends",
     "compare",
     "count",
     "count_approx",
+    "decode",
+    "design_pieces",
+    "design_snakes",
+    "design_unique",
     "disassemble",
     "draw",
     "enumerate",
+    "estimate",
+    "explain",
     "export",
+    "import_xmpuzzle",
     "load",
     "models",
     "page",
+    "printable",
     "puzzle_from_dict",
     "puzzle_from_xmpuzzle",
     "puzzle_from_yaml",
+    "read_journal",
     "read_solutions",
+    "report",
     "run",
     "sample",
+    "schema",
     "solve",
+    "source",
+    "stored_solutions",
 ]
 
 

@@ -15,6 +15,7 @@ The command line sets the active limits once (`configure`), from its global opti
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -22,6 +23,9 @@ from .errors import CpsolveError
 
 MAX_WORKERS = 256
 """`--workers` above this is a typo, not a machine: each worker is a process."""
+MAX_TIMEOUT = 1e9
+"""Seconds (about 31 years): a longer `--timeout` is a typo, and the system's interval timer cannot hold
+one above about 1e9 s (`setitimer` fails with OverflowError)."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,23 @@ class Limits:
     max_yaml_depth: int = 64
     """Nesting of YAML collections; a puzzle file needs 5."""
     max_drawing: int = 1_000_000
-    """Characters of a drawn solution (`show`, `solve`): the bounding box of its cells."""
+    """The bounding box (in cells) of anything drawn or written cell by cell: a solution shown as text
+    (`show`, `solve`), drawn (`draw`), put on a page (`view`) or read from a solutions file, and a
+    container written as BurrTools voxels. Pictures, pages and voxel strings are sized by it, not by
+    the cells: two cells a billion apart asked for gigabytes."""
+    max_pixels: int = 16_000_000
+    """Pixels of a PNG picture (`draw`), checked before it is painted: 12 bytes each while painting
+    (twice the size, for smooth edges), so about 200 MB at this limit; a contact sheet of every
+    Bedlam solution would need 300 million."""
+    max_literals: int = 4_000_000
+    """Literals of the clauses of a SAT model (the cardinality encodings and a chain's joints),
+    estimated from the sizes of the groups before they are built: about 160 bytes each until the
+    solver holds them (an 8x8x8 box of T-tetracubes, 5.2 million: 870 MB), so about 650 MB at this
+    limit. The largest built-in model needs 0.8 million; the 27x27x27 box of rods asked pysat for
+    some 17 billion, and C++'s std::bad_alloc ended the process."""
+    max_disassembly_pieces: int = 256
+    """Pieces of an assembly taken apart (`disassemble`, `enumerate --disassemble`): every position of
+    the search holds a table of every pair of pieces (3,000 pieces: 1.7 GB before the first move)."""
 
 
 OPTIONS = {
@@ -49,6 +69,9 @@ OPTIONS = {
     "max_yaml_nodes": "--max-yaml-nodes",
     "max_yaml_depth": "--max-yaml-depth",
     "max_drawing": "--max-drawing",
+    "max_pixels": "--max-pixels",
+    "max_literals": "--max-literals",
+    "max_disassembly_pieces": "--max-disassembly-pieces",
 }
 """The global option (`cpsolve --max-cells N enumerate ...`) that sets each limit."""
 
@@ -72,10 +95,12 @@ def active() -> Limits:
     return _active
 
 
-def exceeded(name: str, what: str, value: int) -> CpsolveError:
-    """The one-line error for a limit: what was asked, the limit, and the option that raises it."""
+def exceeded(name: str, what: str, value: int | None) -> CpsolveError:
+    """The one-line error for a limit: what was asked (None: more, unknown how much, as a line read no
+    further than the limit), the limit, and the option that raises it."""
     limit = getattr(_active, name)
-    return CpsolveError(f"{what} is {value:,}, over the limit of {limit:,} (raise it with cpsolve {OPTIONS[name]} N)")
+    asked = "is over" if value is None else f"is {value:,}, over"
+    return CpsolveError(f"{what} {asked} the limit of {limit:,} (raise it with cpsolve {OPTIONS[name]} N)")
 
 
 def check(name: str, what: str, value: int, field: str | None = None) -> None:
@@ -83,6 +108,21 @@ def check(name: str, what: str, value: int, field: str | None = None) -> None:
     if value > getattr(_active, name):
         err = exceeded(name, what, value)
         raise CpsolveError(err.message, field=field)
+
+
+def check_timeout(value: float | None, field: str = "timeout") -> float | None:
+    """A timeout is a finite number of seconds > 0 and at most MAX_TIMEOUT (nan, inf, 0, 1e300 are typos).
+
+    The one check of every timeout: the command line's `--timeout`, the API's and the search's."""
+    if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise CpsolveError(f"must be a finite number of seconds > 0 and at most {MAX_TIMEOUT:g}, not {value:g}",
+                           field=field)
+    return value
+
+
+def usable_cores() -> int:
+    """The cores this process may use (its CPU affinity, which a container's limit sets), at least 1."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def box_volume(size: Sequence[int]) -> int:

@@ -34,9 +34,10 @@ def one_line(proc: subprocess.CompletedProcess[str], code: int, *fragments: str)
         assert fragment in lines[0], (fragment, lines[0])
 
 
-def run_json(*args: str, cwd: Path | None = None) -> dict:
+def run_json(*args: str, cwd: Path | None = None, status: int = 0) -> dict:
+    """The JSON object a command prints with --json; `status`: its exit status (3: cut short by --timeout)."""
     proc = run_cli(*args, "--json", cwd=cwd)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == status, proc.stderr
     return json.loads(proc.stdout)
 
 
@@ -86,3 +87,24 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+EXAMPLES = REPO.parent / "shared" / "burrtools-examples"
+"""BurrTools' example puzzles (../shared, never copied into the repository): see its README."""
+
+
+@pytest.fixture(scope="session")
+def example_solutions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Solutions files of BurrTools examples, written by `cpsolve enumerate FILE.xmpuzzle --out`:
+    PelikanBurr (optional cells), SolidSixPieceBurrs (piece ranges), AlPackino (a box as a piece)."""
+    if not EXAMPLES.is_dir():
+        pytest.skip(f"BurrTools example files not found at {EXAMPLES}")
+    folder = tmp_path_factory.mktemp("examples")
+    out = {}
+    for name in ("PelikanBurr", "SolidSixPieceBurrs", "AlPackino"):
+        path = folder / f"{name}.jsonl"
+        proc = run_cli("enumerate", str(EXAMPLES / f"{name}.xmpuzzle"), "--out", str(path), "-q", "--workers", "1",
+                       "--no-journal")
+        assert proc.returncode == 0, proc.stderr
+        out[name] = path
+    return out

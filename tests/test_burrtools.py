@@ -19,10 +19,10 @@ from conftest import REPO, run_cli
 from cpsolve.errors import CpsolveError
 from cpsolve.output.burrtools import placement_of, write_xmpuzzle
 from cpsolve.output.solutions import labelled
+from cpsolve.puzzle.assembly import check_solution
 from cpsolve.puzzle.burrtools import (
     TRANSFORMS,
     assembly_pieces,
-    check_assembly,
     parse_xmpuzzle,
     placed_cells,
     read_xmpuzzle,
@@ -103,7 +103,7 @@ def test_stored_assemblies_are_solutions():
         puzzle = read_xmpuzzle(example(name))
         stored = stored_solutions(example(name))
         assert len(stored) == n
-        assert all(check_assembly(puzzle, s) is None for s in stored), name
+        assert all(check_solution(puzzle, s) is None for s in stored), name
 
 
 @needs_examples
@@ -114,8 +114,8 @@ def test_check_finds_a_broken_assembly():
     moved = dict(good)
     name = next(k for k in moved if k != "Cage")
     moved[name] = [(x + 1, y, z) for x, y, z in moved[name]]
-    assert check_assembly(puzzle, good) is None
-    assert check_assembly(puzzle, moved) is not None
+    assert check_solution(puzzle, good) is None
+    assert check_solution(puzzle, moved) is not None
 
 
 @needs_examples
@@ -226,7 +226,7 @@ def test_solutions_survive_the_trip(tmp_path):
     back = stored_solutions(path)
     assert back == [{k: sorted(v) for k, v in s.items()} for s in solutions]
     again = read_xmpuzzle(path)
-    assert all(check_assembly(again, s) is None for s in back)
+    assert all(check_solution(again, s) is None for s in back)
 
 
 def test_export_cli_with_solutions(tmp_path):

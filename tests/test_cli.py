@@ -136,6 +136,10 @@ def test_solution_lines_are_the_json_of_their_record(extra):
     record = {"puzzle": 'p"x', "class": 3, "assemblies": 48, "mirror_distinct": True,
               "pieces": {k: [list(c) for c in v] for k, v in pieces.items()}, **(extra or {})}
     assert class_line('p"x', 3, 48, True, pieces, extra) == json.dumps(record, separators=(",", ":"))
+    with_id = {"puzzle": 'p"x', "class": 3, "id": "0123456789abcdef", **{k: v for k, v in record.items()
+                                                                       if k not in ("puzzle", "class")}}
+    assert class_line('p"x', 3, 48, True, pieces, extra, "0123456789abcdef") == json.dumps(with_id,
+                                                                                          separators=(",", ":"))
 
 
 @pytest.mark.parametrize("model", ["t-tetracube-6x6x2", "soma"])
@@ -154,6 +158,7 @@ def test_line_writer_writes_what_class_line_writes(model):
     for cls in classes:
         extra = {"level": "1"} if cls.index % 2 else None
         want = class_line(prepared.name, cls.index, cls.assemblies, cls.mirror_distinct,
-                          labelled(prepared.problem, cls.placements), extra)
-        assert writer.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra) == want
+                          labelled(prepared.problem, cls.placements), extra, cls.id)
+        assert writer.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra, cls.id) == want
+        assert json.loads(want)["id"] == cls.id
     assert len(classes) == {"soma": 240, "t-tetracube-6x6x2": 10}[model]

@@ -7,12 +7,15 @@ and kills one of its worker processes while that worker is inside a part.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import random
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -349,3 +352,132 @@ def test_without_dask_the_error_says_what_to_install(monkeypatch):
     with pytest.raises(CpsolveError) as err:
         go(Run(prepare(load("soma"))), [()], [0], "local:1")
     assert "pip install 'cpsolve[cluster]'" in str(err.value)
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:notaport", "tcp://127.0.0.1:0", "tcp://127.0.0.1:70000",
+                                     "tcp://:8786", "tcp://127.0.0.1", "ws://host:port/x"])
+def test_an_address_dask_cannot_parse_is_bad_input_before_dask(address, monkeypatch):
+    """`tcp://127.0.0.1:notaport` reached Dask's parser: "internal error: ValueError" and a Client's
+    traceback at exit."""
+    monkeypatch.setitem(sys.modules, "distributed", None)  # refused before Dask is imported
+    with pytest.raises(CpsolveError) as err:
+        go(Run(prepare(load("soma"))), [()], [0], address)
+    assert err.value.field == "cluster" and err.value.exit_code == 2
+    assert "a scheduler's address is " in str(err.value)
+
+
+def test_a_tls_scheduler_without_tls_settings_is_bad_input():
+    """tls:// without Dask's TLS configuration was "internal error: TypeError: TLS expects a ssl_context"."""
+    with pytest.raises(CpsolveError) as err:
+        go(Run(prepare(load("soma"))), [()], [0], f"tls://127.0.0.1:{free_port()}")
+    assert err.value.field == "cluster" and err.value.exit_code == 2
+    assert "a TLS scheduler needs Dask's TLS settings" in str(err.value)
+
+
+def test_local_workers_are_bounded_by_the_cores():
+    """`--cluster local:1000` spawned without bound (89 processes, 3 GB in 25 s)."""
+    before = workers_here()
+    cores = len(os.sched_getaffinity(0))
+    with pytest.raises(CpsolveError) as err:
+        go(Run(prepare(load("soma"))), [()], [0], f"local:{cores + 1}")
+    assert err.value.field == "cluster" and err.value.exit_code == 2
+    assert f"at most local:{cores} here" in str(err.value)
+    assert workers_here() == before
+
+
+@contextlib.contextmanager
+def fake_scheduler(answer: bytes | None) -> Iterator[str]:
+    """A server on 127.0.0.1 that accepts every connection and then sends `answer`, or nothing at all."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.1)
+    stop = threading.Event()
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            held.append(conn)
+            if answer is not None:
+                with contextlib.suppress(OSError):
+                    conn.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        for conn in [*held, server]:
+            conn.close()
+
+
+GARBAGE = b"\xff" * 64 + b"HTTP/1.1 200 OK\r\n\r\nnot a scheduler" * 10
+
+
+def test_a_server_that_answers_garbage_is_an_error_naming_it(monkeypatch):
+    """Garbage from a server was "internal error: ValueError: Maximum allowed dimension exceeded"."""
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 2.0)
+    with fake_scheduler(GARBAGE) as address, pytest.raises(CpsolveError) as err:
+        go(Run(prepare(load("soma"))), [()], [0], address)
+    assert err.value.field == "cluster" and err.value.exit_code == 1
+    assert str(err.value).startswith(f"cluster: cannot reach the Dask scheduler at {address}: it does not answer as "
+                                     "a Dask scheduler")
+
+
+@pytest.mark.parametrize("answer", [None, GARBAGE], ids=["silent", "garbage"])
+def test_a_server_that_never_answers_ends_the_command_in_one_line(answer, tmp_path):
+    """A server that accepts and never answers hung cpsolve for ever (a Client waits for the scheduler's
+    reply without a timeout); now: one line, exit 1, within the connection timeout, no Dask log line."""
+    with fake_scheduler(answer) as address:
+        began = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "cpsolve", "enumerate", "soma", "--cluster", address,
+                               "--no-save", "-q"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        seconds = time.perf_counter() - began
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith(f"cpsolve: error: --cluster: cannot reach the Dask scheduler at {address}: ")
+    assert proc.stderr.count("\n") == 1 and proc.stdout == ""
+    assert seconds < cluster.CONNECT_TIMEOUT + 20
+
+
+SIGNAL_WHILE_STARTING = """
+import os, signal, sys, threading
+import distributed
+
+start = distributed.LocalCluster.__init__
+delay, stop = float(sys.argv[1]), int(sys.argv[2])
+
+
+def interrupted(self, *args, **kwargs):
+    threading.Timer(delay, os.kill, (os.getpid(), stop)).start()
+    start(self, *args, **kwargs)
+
+
+distributed.LocalCluster.__init__ = interrupted
+sys.argv = ["cpsolve", "enumerate", "soma", "--cluster", "local:2", "--no-save", "-q"]
+from cpsolve.cli import main
+
+main()
+"""
+
+
+def test_a_stop_while_the_local_cluster_starts_is_quiet(tmp_path):
+    """Ctrl-C (or SIGTERM, SIGHUP) while `--cluster local:N` started its workers left a half-started cluster:
+    Dask's exit handler failed on it (`AssertionError: Status.init`) and its log lines reached stderr.
+    The signal is sent from inside the cluster's start, after seeded delays (starting takes a second or
+    more), and the run must stop as any run does: its status, nothing on stderr, no worker left."""
+    rng = random.Random(17)
+    stops = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGINT]
+    for stop in stops:
+        delay = round(rng.uniform(0.05, 0.9), 2)
+        proc = subprocess.Popen([sys.executable, "-c", SIGNAL_WHILE_STARTING, str(delay), str(int(stop))], cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 128 + stop, (delay, stop.name, err[-3000:])
+        assert err == "", (delay, stop.name, err[-3000:])
+        assert children(proc.pid, zombies=True) == []

@@ -23,6 +23,7 @@ from cpsolve.analysis.disassembly import (
     _PairTable,
     _rank,
     disassemble,
+    explore,
     format_level,
     native_available,
     parse_level,
@@ -187,7 +188,7 @@ native = pytest.mark.skipif(not native_available(), reason="cpsolve.analysis._di
 def signature(r: Disassembly) -> tuple[object, ...]:
     """Everything a result says: level, every move, every step's pieces and start, states, stuck report."""
     steps = [] if r.separation is None else [(s.pieces, sorted(s.start.items())) for s in r.separation.steps()]
-    stuck = None if r.stuck is None else (r.stuck.pieces, r.stuck.states, r.stuck.locked)
+    stuck = None if r.stuck is None else (r.stuck.pieces, r.stuck.states, r.stuck.locked, r.stuck.start)
     return r.level(), [m.as_json() for m in r.moves()], steps, r.states, stuck
 
 
@@ -263,6 +264,30 @@ def test_c_search_agrees_with_the_twin_on_random_frames():
     levels = [r.level() for r in results]
     assert len(results) > 150 and None in levels and any(v is not None and (v[0] > 1 or len(v) > 1) for v in levels)
     assert any(r.stuck is not None and r.stuck.locked for r in results)  # stuck reports compared too
+
+
+def test_explore_lists_the_states_a_stuck_search_counted_from_where_it_began():
+    """`Stuck.start` is where the stuck part stood when its search began (not always the assembled
+    position: an earlier separation may have moved it), and `explore` from there reaches exactly the
+    states that search counted, none of them with two pieces overlapping."""
+    rng = random.Random(11)
+    stuck, moved = 0, 0
+    for _ in range(150):
+        pieces = random_box(rng, (rng.choice((4, 5)), 4, rng.choice((3, 4))), "abcd"[:rng.choice((2, 3, 4))])
+        result = disassemble(pieces, native=False)
+        if result.stuck is None or len(pieces) < 3:
+            continue
+        report = result.stuck
+        start = dict(zip(report.pieces, report.start, strict=True))
+        part = {p: pieces[p] for p in report.pieces}
+        states = explore(part, start)
+        assert len(states) == report.states and states[0] == (tuple(start[p] for p in part), 0)
+        for offsets, _ in states:
+            cells = [(x + o[0], y + o[1], z + o[2]) for o, p in zip(offsets, part, strict=True) for x, y, z in part[p]]
+            assert len(cells) == len(set(cells))
+        stuck += 1
+        moved += any(any(o) for o in report.start)
+    assert stuck > 20 and moved > 0
 
 
 @native

@@ -120,7 +120,7 @@ def run_main(args: list[str], capsys: pytest.CaptureFixture[str],
 
 
 def assert_one_line_outcome(code: int, err: str) -> None:
-    assert code in (0, 1, 2), (code, err)
+    assert code in (0, 1, 2, 3), (code, err)
     assert "Traceback" not in err and "internal error" not in err, err
     if code != 0:
         lines = err.strip().splitlines()

@@ -105,3 +105,31 @@ def test_the_checker_sees_function_local_and_relative_imports() -> None:
 def test_every_module_has_a_stage() -> None:
     for path in SOURCES:
         stage_of(module_name(path))
+
+
+CLI_MAY_IMPORT = {"cpsolve", "cpsolve.api", "cpsolve.errors", "cpsolve.limits"}
+"""The command line is a thin layer over the public API (issue 27): whatever it needs that the API lacks
+becomes API, so that Python users get it too and the two front ends cannot drift apart."""
+
+
+def beyond_the_api(source: str, name: str, is_package: bool = False) -> list[str]:
+    """The imports of a command-line module that reach past the public API (its own package aside)."""
+    return [f"line {line}: {name} imports {target}" for line, target in imported_modules(source, name, is_package)
+            if target not in CLI_MAY_IMPORT and not target.startswith("cpsolve.cli")]
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name)
+def test_the_command_line_imports_only_the_public_api(path: Path) -> None:
+    found = beyond_the_api(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py")
+    assert not found, "\n".join(found)
+
+
+def test_the_api_rule_can_fail() -> None:
+    """Lazy, relative, absolute and type-checking-only imports of a stage are all caught; the API is not."""
+    assert beyond_the_api("def f():\n    from ..output.text import printable\n", "cpsolve.cli.probe") == [
+        "line 2: cpsolve.cli.probe imports cpsolve.output.text"]
+    assert beyond_the_api("if TYPE_CHECKING:\n    from ..search.result import SolutionClass\n", "cpsolve.cli.probe")
+    assert beyond_the_api("import cpsolve.puzzle.catalog\n", "cpsolve.cli.probe")
+    assert beyond_the_api("from .. import output\n", "cpsolve.cli.probe")
+    assert not beyond_the_api("from .. import api, limits\nfrom ..errors import CpsolveError\nimport cpsolve\n"
+                              "from .common import app\nfrom ..api import printable\n", "cpsolve.cli.probe")

@@ -1,4 +1,7 @@
-"""Every built-in model meets its reference counts (the table of issue 3 and shared/reference)."""
+"""Every built-in model meets its reference counts: the published figures docs/sources.md lists for each (Sykes's
+"Best Assembler" for Bedlam, Kurowski's count for the Tetris Cube, "Solving cubish puzzles" for Soma, Cubissimo,
+the T slab and the snake, Bouwkamp's "The Cube-Y Problem" for the Y box, ...), or cpsolve's own where none is
+published (Conway's 5x5x5, the models its design commands found)."""
 
 from __future__ import annotations
 

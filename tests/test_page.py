@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import time
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -62,8 +63,14 @@ def browse(chromium: str, page: Path, tmp_path: Path, fragment: str = "", shot: 
     status: dict[str, str] = {}
     m = re.search(r"<output id=\"status\"([^>]*)>([^<]*)</output>", proc.stdout)
     if m:
-        status = dict(re.findall(r'data-([a-z]+)="([^"]*)"', m.group(1)))
+        status = {k: unescape(v) for k, v in re.findall(r'data-([a-z]+)="([^"]*)"', m.group(1))}
         status["text"] = m.group(2)
+        status["hidden"] = "yes" if re.search(r"\bhidden\b", m.group(1)) else "no"
+    step = re.search(r'<p id="step"[^>]*>([^<]*)</p>', proc.stdout)
+    status["step"] = unescape(step.group(1)) if step else ""
+    legend = re.search(r'<ul id="legend">(.*?)</ul>', proc.stdout, re.S)
+    status["legend"] = json.dumps([unescape(re.sub(r"<[^>]+>", "", li)) for li in
+                                   re.findall(r"<li[^>]*>(.*?)</li>", legend.group(1), re.S)] if legend else [])
     return status, proc.stderr
 
 
@@ -94,9 +101,62 @@ def test_solutions_are_stored_one_character_per_cell_and_read_back() -> None:
         for ch, cell in zip(text, data["cells"], strict=True):
             back.setdefault(data["pieces"][ALPHABET.index(ch)]["label"], []).append(tuple(cell))
         assert {k: sorted(v) for k, v in back.items()} == {k: sorted(v) for k, v in record["pieces"].items()}
-    # each assembly is every piece once, with a direction
-    for code in data["assembly"]:
-        assert sorted(code[0::2]) == sorted(ALPHABET[:7]) and set(code[1::2]) <= set("012345")
+    # each assembly is every piece once, with a direction and how far it slides: out of the box of
+    # the pieces still in, with a cell to spare, and no farther
+    from cpsolve.output.scene import DIRECTIONS
+
+    for record, code in zip(records, data["assembly"], strict=True):
+        assert sorted(code[0::3]) == sorted(ALPHABET[:7]) and set(code[1::3]) <= set("012345")
+        left = {k: list(v) for k, v in record["pieces"].items()}
+        for i in range(0, len(code), 3):
+            label = data["pieces"][ALPHABET.index(code[i])]["label"]
+            d, far = DIRECTIONS[int(code[i + 1])], ALPHABET.index(code[i + 2])
+            axis = next(a for a in range(3) if d[a])
+            moving = [c[axis] + d[axis] * far for c in left.pop(label)]
+            rest = [c[axis] for cs in left.values() for c in cs] or [min(moving) - 2 * d[axis]]
+            gap = min(moving) - max(rest) - 1 if d[axis] > 0 else min(rest) - max(moving) - 1
+            assert gap == 1 or (not left and far == len(set(moving)) + 1), (label, far, gap)
+
+
+def decoded(data: dict) -> list[dict[str, list[tuple]]]:
+    """Each solution of the page's data back as {label: sorted cells} (empty cells left out)."""
+    w, n = data.get("width", 1), len(ALPHABET)
+    out = []
+    for text in data["solutions"]:
+        back: dict[str, list] = {}
+        for k, cell in enumerate(data["cells"]):
+            sym = text[k * w:(k + 1) * w]
+            if sym.strip():
+                index = ALPHABET.index(sym) if w == 1 else ALPHABET.index(sym[0]) * n + ALPHABET.index(sym[1])
+                back.setdefault(data["pieces"][index]["label"], []).append(tuple(cell))
+        out.append({k: sorted(v) for k, v in back.items()})
+    return out
+
+
+def page_json(html: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', html, re.S).group(1))
+
+
+def test_pages_hold_each_solutions_own_pieces_and_cells(example_solutions: dict) -> None:
+    """PelikanBurr leaves optional cells empty, each solution its own; SolidSixPieceBurrs uses 6 of
+    25 sticks, each solution its own: the page refused both ("cell [4, 2, 1] is outside the first
+    solution's cells", "its pieces differ from the first solution's")."""
+    import cpsolve
+    from cpsolve.output.scene import contacts
+
+    for name, limit in (("PelikanBurr", 0), ("SolidSixPieceBurrs", 40)):
+        sols = cpsolve.read_solutions(example_solutions[name], limit=limit)
+        html = cpsolve.page(sols)
+        data = page_json(html)
+        assert [{k: sorted(v) for k, v in s.pieces.items()} for s in sols] == decoded(data)
+        assert f"<h1>{name}</h1>" in html and f"<title>{name} — cpsolve</title>" in html  # the puzzle's name
+    assert len({frozenset(s.pieces) for s in sols}) > 10 and len(data["pieces"]) > 20  # many stick sets
+    assert "colors" in data  # more sticks than colours: each solution coloured on its own
+    for s, palette in zip(sols, data["colors"], strict=True):
+        colour = {p["label"]: data["palette"][ALPHABET.index(ch)] for p, ch in zip(data["pieces"], palette, strict=True)
+                  if ch != " "}
+        assert set(colour) == set(s.pieces)
+        assert all(colour[a] != colour[b] for a, b in contacts(s.pieces))
 
 
 def test_given_disassembly_steps_are_passed_to_the_page() -> None:
@@ -227,3 +287,216 @@ def test_the_committed_example_page_opens(chromium: str, tmp_path: Path) -> None
     page = Path(__file__).resolve().parent.parent / "docs" / "example.html"
     status, log = browse(chromium, page, tmp_path, "#solution=239&explode=0.5")
     assert console(log) == [] and status["pieces"] == "7", status
+
+
+def _screen(chromium: str, page: Path, tmp_path: Path, fragment: str) -> tuple[np.ndarray, dict[str, str]]:
+    """A screenshot and the status of the same state (two browser runs)."""
+    status, log = browse(chromium, page, tmp_path, fragment)
+    assert console(log) == [] and "error" not in status, status
+    return _screenshot(chromium, page, tmp_path, fragment), status
+
+
+def _canvas(img: np.ndarray) -> np.ndarray:
+    """The picture's white rectangle (the page around it is off-white), inside its rounded border."""
+    white = (img == 255).all(axis=2)
+    rows = np.nonzero(white.mean(axis=1) > 0.5)[0]
+    cols = np.nonzero(white[rows].mean(axis=0) > 0.5)[0]
+    return img[rows.min() + 4:rows.max() - 3, cols.min() + 4:cols.max() - 3]
+
+
+@pytest.fixture(scope="module")
+def burr_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A six-piece burr: no piece slides out alone, so the page plays the disassembly analysis's moves."""
+    import cpsolve
+
+    path = tmp_path_factory.mktemp("burr") / "burr.html"
+    solution = cpsolve.solve(cpsolve.load("six-piece-burr"))
+    assert solution is not None
+    path.write_text(cpsolve.page(solution), encoding="utf-8")
+    return path
+
+
+SIDE = {(0, 0, 1): "above", (1, 0, 0): "the right", (-1, 0, 0): "the left", (0, 1, 0): "the back",
+        (0, -1, 0): "the front", (0, 0, -1): "below"}
+
+
+def test_the_step_is_said_in_words(chromium: str, soma_page: Path, burr_page: Path, tmp_path: Path) -> None:
+    """Which piece moves, which way, step k of n: the assembly order's steps and a burr's moves."""
+    from cpsolve.output.scene import DIRECTIONS
+
+    data = page_json(soma_page.read_text(encoding="utf-8"))
+    code = data["assembly"][0]
+    triples = [(code[i], DIRECTIONS[int(code[i + 1])]) for i in range(0, len(code), 3)]
+    assert len(triples) == 7
+    for fragment, k in (("#assembly=3", 3), ("#assembly=2.5", 3), ("#assembly=0", 1), ("", 7)):
+        status, _ = browse(chromium, soma_page, tmp_path, fragment)
+        symbol, way = triples[7 - k]  # the disassembly played backwards
+        label = data["pieces"][ALPHABET.index(symbol)]["label"]
+        done = " (assembled)" if k == 7 and fragment == "" else ""
+        assert status["step"] == f"Step {k} of 7: {label} comes in from {SIDE[way]}{done}", fragment
+    steps = page_json(burr_page.read_text(encoding="utf-8"))["steps"]["0"]
+    status, _ = browse(chromium, burr_page, tmp_path, "#assembly=0.5")
+    first = steps[-1]  # the last piece out is the first in
+    far = max(abs(v) for v in first["move"])
+    way = tuple(v // far for v in first["move"])
+    assert status["step"] == f"Step 1 of {len(steps)}: {' and '.join(first['pieces'])} comes in from {SIDE[way]}"
+
+
+def test_nothing_is_clipped_while_a_burr_assembles(chromium: str, burr_page: Path, tmp_path: Path) -> None:
+    """The view holds the whole animation: no piece leaves the picture at any step, exploded or not
+    (pieces flying off a burr went out of the picture)."""
+    steps = len(page_json(burr_page.read_text(encoding="utf-8"))["steps"]["0"])
+    for fragment in ("#assembly=0.5", "#assembly=1.5", "#assembly=2.5", "#assembly=4", "#explode=1&assembly=1.5",
+                     "#explode=1"):
+        img = _screenshot(chromium, burr_page, tmp_path, fragment)
+        inside = _canvas(img)
+        ring = np.concatenate([inside[:6].reshape(-1, 3), inside[-6:].reshape(-1, 3),
+                               inside[:, :6].reshape(-1, 3), inside[:, -6:].reshape(-1, 3)])
+        assert (ring >= 250).all(), fragment  # the canvas's edge is background: nothing cut off
+        assert (inside < 200).any(axis=2).mean() > 0.01, fragment  # and something is drawn
+    assert steps == 5
+
+
+def _boxes_apart(boxes: list, gap: float) -> list[tuple[str, str]]:
+    """Pairs of the page's piece boxes (label, x0, y0, z0, x1, y1, z1) closer than `gap` on every axis."""
+    out = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if all(a[1 + k] < b[4 + k] + gap - 1e-6 and b[1 + k] < a[4 + k] + gap - 1e-6 for k in range(3)):
+                out.append((a[0], b[0]))
+    return out
+
+
+def test_explode_really_separates_a_burr(chromium: str, burr_page: Path, soma_page: Path, tmp_path: Path) -> None:
+    """Exploded, the pieces' boxes are a cell apart: interlocked burr sticks moved along their own
+    directions no longer cross (before, they moved in proportion to where their centres were)."""
+    for page, pieces in ((burr_page, 6), (soma_page, 7)):
+        status, _ = browse(chromium, page, tmp_path)
+        assert len(_boxes_apart(json.loads(status["boxes"]), 0)) > 3  # assembled, boxes cross
+        status, _ = browse(chromium, page, tmp_path, "#explode=1")
+        boxes = json.loads(status["boxes"])
+        assert len(boxes) == pieces and _boxes_apart(boxes, 1) == []
+    img = _screenshot(chromium, burr_page, tmp_path, "#explode=1")
+    colors = {p.name: p.color for p in load("six-piece-burr").pieces}
+    for part in parts_of({label: [(0, 0, 0)] for label in "ABCDEF"}, colors):
+        assert _has(img, part.color), part.label
+
+
+def test_the_address_follows_the_view_and_a_link_shows_it_again(
+    chromium: str, soma_page: Path, tmp_path: Path
+) -> None:
+    """What you look at (step, explode, hidden pieces, the angle after a drag) is written into the
+    address as it changes, so a copied link opens the same view."""
+    asked = "#explode=0.5&assembly=4&hide=V&drag=120,30"
+    first, status = _screen(chromium, soma_page, tmp_path, asked)
+    address = status["address"]
+    fields = dict(kv.split("=", 1) for kv in address.lstrip("#").split("&"))
+    assert fields.keys() == {"explode", "assembly", "hide", "yaw", "pitch"}, address
+    assert (fields["explode"], fields["assembly"], fields["hide"]) == ("0.5", "4", "V")
+    assert abs(float(fields["yaw"]) - (-0.785 - 1.2)) < 1e-3 and abs(float(fields["pitch"]) - (0.6155 + 0.3)) < 1e-3
+    again, status2 = _screen(chromium, soma_page, tmp_path, address)
+    assert status2["address"] == address and status2["pieces"] == status["pieces"] == "3"
+    assert (np.abs(first - again).max(axis=2) > 40).mean() < 0.002  # the same picture
+    plain, _ = browse(chromium, soma_page, tmp_path, "")
+    assert plain["address"] == ""  # nothing changed: nothing to say
+
+
+def test_the_address_names_the_solution(chromium: str, tmp_path: Path) -> None:
+    enum = run_cli("enumerate", "soma", "--limit", "12", "--out", str(tmp_path / "s.jsonl"), "-q", "--no-journal")
+    assert enum.returncode == 0, enum.stderr
+    import cpsolve
+
+    page = tmp_path / "s.html"
+    page.write_text(cpsolve.page(cpsolve.read_solutions(tmp_path / "s.jsonl")), encoding="utf-8")
+    status, _ = browse(chromium, page, tmp_path, "#solution=7&zoom=1.5")
+    assert status["address"] == "#solution=7&zoom=1.5"
+
+
+def test_no_debug_line_and_a_chain_has_one_legend_entry(chromium: str, soma_page: Path, tmp_path: Path) -> None:
+    status, _ = browse(chromium, soma_page, tmp_path)
+    assert status["hidden"] == "yes" and status["text"] == ""  # "pieces drawn: 7, faces: 83" is gone
+    assert "pieces drawn" not in soma_page.read_text(encoding="utf-8")
+    assert json.loads(status["legend"]) == ["V", "L", "T", "Z", "A", "B", "P"]
+    page = tmp_path / "snake.html"
+    proc = run_cli("view", "snake-27", "-o", str(page))
+    assert proc.returncode == 0, proc.stderr
+    status, _ = browse(chromium, page, tmp_path)
+    assert json.loads(status["legend"]) == ["27 cubes on a string, numbered 0–26"]
+    assert status["pieces"] == "27"
+
+
+def test_pages_of_piece_ranges_and_optional_cells_in_the_browser(
+    chromium: str, example_solutions: dict, tmp_path: Path
+) -> None:
+    """Each solution shows its own sticks and its own legend (SolidSixPieceBurrs), and PelikanBurr's
+    one solution that comes apart plays its 107 moves."""
+    import cpsolve
+
+    sols = cpsolve.read_solutions(example_solutions["SolidSixPieceBurrs"], limit=40)
+    page = tmp_path / "solid.html"
+    page.write_text(cpsolve.page(sols), encoding="utf-8")
+    for i in (1, 7, 39):
+        status, log = browse(chromium, page, tmp_path, f"#solution={i}&explode=1")
+        assert console(log) == [] and "error" not in status, status
+        names = {k.split("#")[0]: sum(1 for j in sols[i].pieces if j.split("#")[0] == k.split("#")[0])
+                 for k in sols[i].pieces}
+        assert sorted(json.loads(status["legend"])) == sorted(n if c == 1 else f"{n} ×{c}" for n, c in names.items())
+        boxes = json.loads(status["boxes"])
+        assert sorted(b[0] for b in boxes) == sorted(sols[i].pieces) and _boxes_apart(boxes, 1) == []
+    sols = cpsolve.read_solutions(example_solutions["PelikanBurr"])
+    page = tmp_path / "pelikan.html"
+    page.write_text(cpsolve.page(sols), encoding="utf-8")
+    apart = [i for i, s in enumerate(sols) if cpsolve.disassemble(s).ok]
+    assert len(apart) == 1
+    status, log = browse(chromium, page, tmp_path, f"#solution={apart[0]}&assembly=60")
+    assert console(log) == [] and status["step"].startswith("Step 60 of 107: "), status
+    status, _ = browse(chromium, page, tmp_path, f"#solution={(apart[0] + 1) % 12}&assembly=3")
+    assert "no way to slide this assembly apart is known" in status["step"]
+
+
+def test_a_page_shows_constraint_colours(chromium: str, tmp_path: Path) -> None:
+    """The checkerboard of a colour-constrained puzzle is on the page too: each cell's colour in the
+    data (here every piece cell sits on the container cell of its own colour) and in the legend."""
+    from test_pictures import CHECKER
+
+    import cpsolve
+
+    puzzle = cpsolve.puzzle_from_yaml(CHECKER)
+    sols: list = []
+    cpsolve.run(puzzle, sols.append)
+    page = tmp_path / "checker.html"
+    page.write_text(cpsolve.page(sols), encoding="utf-8")
+    data = page_json(page.read_text(encoding="utf-8"))
+    ground = dict(puzzle.container_colors)
+    for marks in data["marks"]["solutions"]:
+        assert [data["marks"]["names"][ALPHABET.index(ch)] for ch in marks] == [ground[tuple(c)] for c in data["cells"]]
+    status, log = browse(chromium, page, tmp_path, "#solution=1")
+    assert console(log) == [] and json.loads(status["legend"])[-2:] == ["colour: black", "colour: white"]
+    img = _screenshot(chromium, page, tmp_path, "#solution=1")
+    side = np.array(hex_rgb(shade("#ffffff", SHADE[0])))  # a white square on a side (a lit top is the page's white)
+    assert _has(img, "#000000") and (np.abs(img.reshape(-1, 3) - side).max(axis=1) <= 6).sum() > 50
+
+
+def test_a_page_holds_more_pieces_than_its_alphabet(chromium: str, tmp_path: Path) -> None:
+    """100 unit cubes in a 5x5x4 box: past 88 labels a piece takes two characters (the page refused
+    more than 88 pieces)."""
+    box = [(x, y, z) for z in range(4) for y in range(5) for x in range(5)]
+    first = {f"U#{i + 1}": [c] for i, c in enumerate(box)}
+    second = {f"U#{i + 1}": [c] for i, c in enumerate(reversed(box))}
+    data = page_data([{"pieces": first}, {"pieces": second}])
+    assert data["width"] == 2 and [len(s) for s in data["solutions"]] == [200, 200]
+    assert decoded(data) == [{k: [tuple(c) for c in v] for k, v in p.items()} for p in (first, second)]
+    page = tmp_path / "units.html"
+    page.write_text(page_html([{"pieces": first}, {"pieces": second}], title="units"), encoding="utf-8")
+    status, log = browse(chromium, page, tmp_path, "#solution=1&hide=U%2317")
+    assert console(log) == [] and "error" not in status and status["pieces"] == "99", status
+    assert json.loads(status["legend"]) == ["U ×100"]
+
+
+def test_hidden_pieces_with_commas_in_their_names_survive_the_address(chromium: str, tmp_path: Path) -> None:
+    pieces = {"a,b": [(0, 0, 0)], "c": [(1, 0, 0)], "d & e": [(2, 0, 0)]}
+    page = tmp_path / "commas.html"
+    page.write_text(page_html([{"pieces": pieces}], title="commas"), encoding="utf-8")
+    status, log = browse(chromium, page, tmp_path, "#hide=a%2Cb,d%20%26%20e")
+    assert console(log) == [] and status["pieces"] == "1", status
+    assert status["address"] == "#hide=a%2Cb,d%20%26%20e"

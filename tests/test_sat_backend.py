@@ -95,7 +95,7 @@ def test_unknown_solver_is_one_line_exit_2() -> None:
 def test_timeout_is_honoured(solver: str) -> None:
     start = time.perf_counter()
     data = run_json("enumerate", "bedlam", "--backend", f"sat:{solver}", "--timeout", "2", "--no-save", "-q",
-                    "-w", "1")
+                    "-w", "1", status=3)
     assert data["status"] == "timeout" and not data["complete"]
     assert time.perf_counter() - start < 15
 

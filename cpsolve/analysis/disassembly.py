@@ -54,6 +54,7 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..limits import check
 from ..puzzle.geometry import Cell
 
 try:
@@ -157,6 +158,9 @@ class Stuck:
     """How many distinct states (positions relative to the first piece) were reached."""
     locked: tuple[tuple[str, ...], ...]
     """Sets of pieces whose relative positions are the same in every reached state: they lock each other."""
+    start: tuple[Cell, ...] = ()
+    """Each piece's offset from its assembled position when the stuck search began (as `pieces`): all
+    zero when the whole assembly is stuck, else where an earlier separation left this part."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +188,10 @@ class Disassembly:
         if self.separation is None:
             return []
         return [m for s in self.separation.steps() for m in s.moves]
+
+    def as_json(self) -> dict[str, object]:
+        """What `cpsolve disassemble --json` prints about the assembly (apart from its name)."""
+        return disassembly_json(self)
 
 
 def format_level(level: Sequence[int]) -> str:
@@ -404,7 +412,7 @@ class _Search:
                 shifts.extend(got[1])
         try:
             states, found, locked = _native.separate(n, tables, shifts, [v for c in start for v in c],
-                                                     -1 if self.max_states is None else self.max_states, every)
+                                                     _c_budget(self.max_states), every)
         except ValueError:  # coordinates beyond the C search's range (2**20): the twin has no limit
             return None
         if found is not None:
@@ -473,11 +481,16 @@ class _Search:
         if known is not None:
             got, at = known
             delta = (start[0][0] - at[0], start[0][1] - at[1], start[0][2] - at[2])
-            return got if isinstance(got, Stuck) or delta == (0, 0, 0) else _shifted(got, delta)
+            if delta == (0, 0, 0):
+                return got
+            if isinstance(got, Stuck):  # the same part met again, shifted as a whole: so is where it began
+                moved = tuple((x + delta[0], y + delta[1], z + delta[2]) for x, y, z in got.start)
+                return replace(got, start=moved)
+            return _shifted(got, delta)
         found = self.separate(part, start, self.best)
         result: Separation | Stuck
         if isinstance(found, Stuck):
-            result = found
+            result = replace(found, start=tuple(start))
         else:
             best: Separation | None = None
             best_rank: tuple[object, ...] = ()
@@ -646,6 +659,12 @@ def _reach(masks: Sequence[int], p: int) -> int:
         m = new
 
 
+def _c_budget(max_states: int | None) -> int:
+    """The state budget as the C search takes it (a C long; -1: none). A budget past 2**62 states is no
+    budget: no search gets near it, and a larger number does not fit (`--max-states 1e20`)."""
+    return -1 if max_states is None or max_states >= 1 << 62 else max_states
+
+
 def _key(pos: Sequence[Cell]) -> tuple[int, ...]:
     """A state: every piece's offset relative to the first piece (shifting everything changes nothing)."""
     x0, y0, z0 = pos[0]
@@ -690,6 +709,13 @@ class TooManyStates(Exception):
         self.states = states
 
 
+def check_pieces(n: int) -> None:
+    """Refuse to take apart more pieces than `--max-disassembly-pieces`: every position holds a table of
+    every pair (3,000 pieces took 1.7 GB before the first move), and `enumerate --disassemble` checks
+    the puzzle's pieces with it before it searches."""
+    check("max_disassembly_pieces", "the number of pieces to take apart", n)
+
+
 def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset[str]] = (),
                 max_states: int | None = None, native: bool = True, first_found: bool = False) -> Disassembly:
     """Take an assembly apart: `pieces` maps each piece's label to its cells as assembled.
@@ -703,6 +729,7 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     `native=False` runs the Python twin of the compiled search (the same result, for the tests).
     """
     names = list(pieces)
+    check_pieces(len(names))
     shapes = [tuple(pieces[nm]) for nm in names]
     if len(names) < 2:
         return Disassembly(None, Stuck(tuple(names), 0, ()), 0)
@@ -715,6 +742,43 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     if isinstance(got, Stuck):
         return Disassembly(None, got, search.visited)
     return Disassembly(got, None, search.visited)
+
+
+def explore(pieces: Mapping[str, Iterable[Cell]], start: Mapping[str, Cell] | None = None,
+            max_states: int | None = None) -> tuple[tuple[tuple[Cell, ...], int], ...]:
+    """Every state reachable from `start` (offsets from the assembled cells; all zero by default) by the
+    moves of the search above, breadth first: (each piece's offset, in the mapping's order; moves
+    from the start). For a part that does not come apart: what "stuck" means, state by state.
+
+    A state from which a part could slide out for good is listed too, but not left: a stuck part
+    has none. Runs the Python twin (the C search keeps no states); past `max_states` states,
+    TooManyStates."""
+    names = list(pieces)
+    search = _Search([tuple(pieces[nm]) for nm in names], names, native=False)
+    part = list(range(len(names)))
+    first = tuple((start or {}).get(nm, (0, 0, 0)) for nm in names)
+    seen = {_key(first)}
+    out: list[tuple[tuple[Cell, ...], int]] = [(first, 0)]
+    frontier = [first]
+    depth = 0
+    while frontier:
+        depth += 1
+        nxt: list[tuple[Cell, ...]] = []
+        for pos in frontier:
+            F = search.free_matrix(part, pos)
+            for d, Fd in enumerate(F):
+                ux, uy, uz = DIRECTIONS[d]
+                for m, amount in search.analyse(tuple(Fd), len(names)).moves:
+                    new = tuple((c[0] + ux * amount, c[1] + uy * amount, c[2] + uz * amount) if m >> i & 1 else c
+                                for i, c in enumerate(pos))
+                    if (k := _key(new)) not in seen:
+                        seen.add(k)
+                        out.append((new, depth))
+                        nxt.append(new)
+                        if max_states is not None and len(out) > max_states:
+                            raise TooManyStates(len(out))
+        frontier = nxt
+    return tuple(out)
 
 
 # ----------------------------------------------------------------------------- for the command line

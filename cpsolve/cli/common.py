@@ -2,16 +2,14 @@
 `main()` (signals, one-line errors, exit codes), the global --max-* options, the --timeout deadline
 and its alarm, output files, tables, and the argument and option types several commands take.
 
-The package imports this module first: `STARTED` is taken and the early signal handlers are set
-before typer and the stages below are imported, so that the deadline counts from the start and a
-Ctrl-C while importing prints no traceback.
+The program's entry point (`cpsolve/__main__.py`) answers stop signals before this package is
+imported, so that a Ctrl-C while importing prints no traceback; `main()` then installs the run's own.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import math
 import os
 import signal
 import sys
@@ -19,28 +17,20 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 STARTED = time.time()
 """When this command started (before its imports): `--timeout` is a deadline counted from here."""
 
-
-def _quiet_exit(signum: int, _frame: object) -> None:
-    """Ctrl-C, SIGTERM or SIGHUP while cpsolve is still importing: nothing to tidy, no traceback."""
-    os._exit(128 + signum)
-
-
-_ARGV0 = Path(sys.argv[0])
-if _ARGV0.name == "cpsolve" or _ARGV0.parts[-2:] == ("cpsolve", "__main__.py"):  # the program, not a test's import
-    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(_sig, _quiet_exit)
-
-import typer  # noqa: E402 - after the handlers above, so that an early Ctrl-C prints no traceback
+import typer  # noqa: E402 - after STARTED, so that the deadline counts the imports too
 from typer import Abort  # noqa: E402
-from typer._click.exceptions import ClickException, NoArgsIsHelpError  # noqa: E402
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, NoSuchOption  # noqa: E402
 
 from .. import limits  # noqa: E402
 from ..errors import CpsolveError, CpsolveNotice  # noqa: E402
+
+if TYPE_CHECKING:
+    from ..api import Puzzle, Solution
 
 app = typer.Typer(
     help="Solve, count, take apart, draw and design polycube packing, burr and snake-cube puzzles; compare solver "
@@ -48,9 +38,44 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # plain help: rich's markup ate "[cluster]" of pip install 'cpsolve[cluster]'
 )
 
-ModelArg = Annotated[str, typer.Argument(help="A built-in model name (see `cpsolve list`) or a puzzle file path.")]
+VALUE_NAMES = {
+    "model": "MODEL", "models": "MODEL", "source": "SOURCE", "file": "FILE", "cnf_file": "CNF",
+    "solver_output": "ANSWER",
+    "backend": "NAME", "backends": "NAMES", "encoding": "NAME", "out": "FILE", "output": "FILE", "journal": "FILE",
+    "with_solutions": "FILE", "pool_file": "FILE", "out_dir": "FOLDER", "puzzles": "FOLDER", "timeout": "SECONDS",
+    "min_level": "LEVEL", "cluster": "ADDRESS", "id": "PREFIX", "fmt": "FORMAT", "unit": "MM", "clearance": "MM",
+    "view": "VIEW", "box": "AxBxC", "pool": "POOLS", "change": "KIND",
+}
+"""What each option's value is called in `--help` (typer would show `<int range>`, `<path>`, `{model}`);
+any other option takes a number, N."""
+
+
+def name_values(command: Any) -> Any:
+    """The click command typer builds from `app`, each argument and valued option named from VALUE_NAMES
+    (`--workers N`, `MODEL`), and flags shown without a value (typer 0.29 writes `<bool>` beside them).
+
+    Typer also writes an argument as `{model}` in the usage line and `model <str>` in its list, which no
+    setting changes: each argument's two display methods are replaced on the instance (`MODEL`, and
+    `[MODEL]...` for an optional list)."""
+    for param in command.params:
+        if param.metavar is None and not getattr(param, "is_flag", False):
+            param.metavar = VALUE_NAMES.get(param.name, "N")
+        if param.param_type_name == "argument":
+            shown = param.metavar if param.required else f"[{param.metavar}]"
+            shown += "..." if param.nargs != 1 else ""
+            param._usage_display_name = lambda shown=shown: shown
+            param.display_type_rich = lambda ctx: None
+    for sub in getattr(command, "commands", {}).values():
+        name_values(sub)
+    return command
+
+ModelArg = Annotated[str, typer.Argument(
+    help="A built-in model name (see `cpsolve list`), or a puzzle file: YAML or BurrTools (.xmpuzzle; --problem N).")]
+ProblemOpt = Annotated[int | None, typer.Option(
+    "--problem", min=0, show_default="0", help="Which problem of a BurrTools file (0-based).")]
 BackendOpt = Annotated[
     str,
     typer.Option("--backend", "-b",
@@ -68,9 +93,15 @@ TimeoutOpt = Annotated[
 
 OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "--encoding", "format": "--format",
                 "timeout": "--timeout", "unit": "--unit", "clearance": "--clearance", "solutions": "--with-solutions",
-                "view": "--view", "cluster": "--cluster"}
+                "view": "--view", "cluster": "--cluster", "change": "--change", "resume": "--resume",
+                "min_level": "--min-level", "disassemble": "--disassemble", "max_states": "--max-states",
+                "problem": "--problem", "index": "--index", "id": "--id", "probes": "--probes"}
 """Core errors name a concept; on the command line it is the option that sets it."""
 
+
+TIMEOUT_EXIT = 3
+"""The exit status of a run that --timeout cut short (incomplete counts, no solution found in time): not 0,
+which says the answer is whole, nor 1, a failure; the summary or the line on stderr says what was found."""
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _stopped_by: list[int] = []
@@ -89,7 +120,7 @@ _runs: list[float] = []
 
 def _notice(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
     """Warnings from the stages below (which never print) as one line on stderr."""
-    from ..output.text import printable
+    from ..api import printable
 
     label = "note" if issubclass(category, CpsolveNotice) else "warning"
     print(f"cpsolve: {label}: {printable(str(message))}", file=sys.stderr)
@@ -117,9 +148,10 @@ def main() -> None:
     for sig in STOP_SIGNALS:
         signal.signal(sig, _stop)
     warnings.showwarning = _notice
+    command = name_values(typer.main.get_command(app))
     try:
         try:
-            code = app(standalone_mode=False)
+            code = command(standalone_mode=False)
         finally:
             _alarm_off()
         _flush_stdout()
@@ -130,12 +162,19 @@ def main() -> None:
     except NoArgsIsHelpError as exc:
         exc.show()
         sys.exit(exc.exit_code)
+    except NoSuchOption as exc:
+        globals_ = {opt for param in command.params for opt in param.opts}
+        if exc.option_name.partition("=")[0] in globals_:
+            name = exc.option_name.partition("=")[0]
+            _fail(f"{name} is an option of cpsolve itself: give it before the command (cpsolve {name} N "
+                  f"{sys.argv[1] if len(sys.argv) > 1 else 'COMMAND'} ...)", exc.exit_code)
+        _fail(" ".join(exc.format_message().split()), exc.exit_code)
     except ClickException as exc:
         _fail(" ".join(exc.format_message().split()), exc.exit_code)
     except Abort:
         _fail("aborted", 1)
     except _PreparationDeadline as exc:
-        _fail(str(exc), 1)
+        _fail(str(exc), TIMEOUT_EXIT)
     except KeyboardInterrupt:
         sys.exit(_exit_status(130))
     except MemoryError:
@@ -179,7 +218,7 @@ def _flush_stdout() -> None:
 def _fail(message: str, code: int) -> None:
     # A file can put anything in a name or a key ("\r", "\n", escape sequences): shown escaped, so
     # that the message stays one line and cannot rewrite the terminal.
-    from ..output.text import printable
+    from ..api import printable
 
     message = printable(message)
     try:
@@ -197,8 +236,18 @@ def _fail(message: str, code: int) -> None:
     sys.exit(_exit_status(code))
 
 
+def _version(asked: bool) -> None:
+    if asked:
+        import cpsolve
+
+        typer.echo(f"cpsolve {cpsolve.__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _limits(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version,
+                                          help="Print cpsolve's version and exit.")] = False,
     max_cells: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_CELLS", show_default=str(
         limits.Limits.max_cells), help="Largest container (cells; a chain's cubes).")] = None,
     max_placements: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_PLACEMENTS", show_default=str(
@@ -210,21 +259,31 @@ def _limits(
     max_yaml_depth: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_YAML_DEPTH", show_default=str(
         limits.Limits.max_yaml_depth), help="Deepest YAML nesting.")] = None,
     max_drawing: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_DRAWING", show_default=str(
-        limits.Limits.max_drawing), help="Largest drawing (bounding-box cells) for solve and show.")] = None,
+        limits.Limits.max_drawing), help="Largest bounding box (cells) drawn, shown, put on a page or written "
+                                         "as voxels.")] = None,
+    max_pixels: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_PIXELS", show_default=str(
+        limits.Limits.max_pixels), help="Largest PNG picture, in pixels.")] = None,
+    max_literals: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_LITERALS", show_default=str(
+        limits.Limits.max_literals), help="Largest SAT model (literals of its clauses), estimated before it is "
+                                          "built.")] = None,
+    max_disassembly_pieces: Annotated[int | None, typer.Option(
+        min=1, envvar="CPSOLVE_MAX_DISASSEMBLY_PIECES", show_default=str(limits.Limits.max_disassembly_pieces),
+        help="Most pieces of an assembly taken apart.")] = None,
 ) -> None:
     """Solve, count and compare solvers on polycube packing and snake-cube puzzles.
 
-    The --max-* options bound what a puzzle file may ask for, checked before anything is built.
+    The --max-* options bound what a puzzle file may ask for, checked before anything is built; they go
+    before the command (cpsolve --max-cells N enumerate ...). Exit status: 0 done, 1 a failure, 2 bad input,
+    3 cut short by --timeout, 130/143/129 stopped by Ctrl-C, SIGTERM, SIGHUP.
     """
     limits.configure(max_cells=max_cells, max_placements=max_placements, max_file_bytes=max_file_bytes,
-                     max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing)
+                     max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing,
+                     max_pixels=max_pixels, max_literals=max_literals, max_disassembly_pieces=max_disassembly_pieces)
 
 
 def _check_timeout(value: float | None) -> float | None:
-    """`--timeout` is a deadline: a finite number of seconds > 0 (nan, inf, 0 are typos)."""
-    if value is not None and not (math.isfinite(value) and value > 0):
-        raise CpsolveError(f"must be a finite number of seconds > 0, not {value:g}", field="--timeout")
-    return value
+    """`--timeout` is a deadline: a finite number of seconds > 0, and not absurdly far."""
+    return limits.check_timeout(value, "--timeout")
 
 
 class _PreparationDeadline(Exception):
@@ -264,11 +323,34 @@ def _remaining(timeout: float | None) -> float | None:
     return None if timeout is None else max(timeout - (time.time() - STARTED), 1e-3)
 
 
+IdOpt = Annotated[str | None, typer.Option(
+    "--id", help="The solution whose id starts with this (4 to 16 hex digits, as a solutions file's `id`); "
+                 "instead of --index.")]
+
+
+def _which(solution: Solution, index: int | None, id: str | None) -> str:
+    """How a title names the solution shown: by the index asked for, its class, or as found."""
+    if id is not None:
+        return "solution" if solution.index is None else f"solution {solution.index}"
+    return "a solution" if index is None and solution.index is None else f"solution {index or 0}"
+
+
+def puzzle_of(text: str, problem: int | None, command: str) -> Puzzle:
+    """The puzzle a command's MODEL names (`cpsolve.source`: recognised by content); a solutions file is
+    refused in one line that names the command and the puzzle the file holds solutions of."""
+    from .. import api
+
+    return api.source(text, problem).require_puzzle(command)
+
+
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """"1 assembly", "2 assemblies": a count with its noun, singular for one."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
 def default_workers() -> int:
     """All cores this process may use (cgroup/affinity aware where the platform says)."""
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return limits.usable_cores()
 
 
 def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:
@@ -281,8 +363,10 @@ def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:
         raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
 
 
-def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], width: int | None = None) -> None:
+    """Columns two spaces apart; with `width`, each line cut to it (the last column ends in "…")."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
-        typer.echo("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+        line = "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip()
+        typer.echo(line if width is None or len(line) <= width else line[:max(width - 1, 0)] + "…")
 

@@ -5,57 +5,51 @@ solver, BurrTools or a 3-D printer) and decode (a SAT solver's answer to an expo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import CpsolveError
-from .common import ModelArg, app
+from .common import ModelArg, ProblemOpt, app, counted, puzzle_of
+
+if TYPE_CHECKING:
+    from ..api import Solution
 
 
 @app.command("import")
 def import_cmd(
-    file: Annotated[Path, typer.Argument(help="A BurrTools .xmpuzzle file (gzip or plain XML).")],
-    problem: Annotated[int, typer.Option("--problem", min=0, help="Which problem of the file (0-based).")] = 0,
+    file: Annotated[str, typer.Argument(help="A BurrTools .xmpuzzle file (gzip or plain XML).")],
+    problem: ProblemOpt = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="The YAML file to write (default: stdout).")]
     = None,
     check: Annotated[bool, typer.Option("--check", help="Check every assembly stored in the file.")] = False,
 ) -> None:
     """Convert a problem of a BurrTools file to a cpsolve puzzle file (cube grid only); with --check,
     verify that each stored assembly covers the result exactly."""
-    from ..output.text import printable
-    from ..puzzle.burrtools import (
-        assembly_pieces,
-        check_assembly,
-        parse_xmpuzzle,
-        puzzle_data,
-        read_xmpuzzle,
-    )
-    from ..puzzle.writer import puzzle_text
+    from .. import api
 
-    puzzle = read_xmpuzzle(file, problem)
-    bf = parse_xmpuzzle(file)
-    text = puzzle_text(puzzle_data(bf, problem))
+    src = api.source(file, problem)
+    if src.kind != "xmpuzzle":
+        raise CpsolveError(f"is {src.what}; import takes a BurrTools file (.xmpuzzle)", where=file)
+    found = api.import_xmpuzzle(file, src.problem or 0)
     if output is None:
-        typer.echo(text, nl=False)
+        typer.echo(found.yaml, nl=False)
     else:
         try:
-            output.write_text(text, encoding="utf-8")
+            output.write_text(found.yaml, encoding="utf-8")
         except OSError as exc:
             raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
-    prob = bf.problems[problem]
-    counts = ", ".join(f"{n} {what}" for n, what in ((prob.assemblies, "assemblies"), (prob.solutions, "solutions"))
-                       if n is not None)
+    stated = ((found.stated_assemblies, "assembly", "assemblies"), (found.stated_solutions, "solution", None))
+    counts = ", ".join(counted(n, noun, nouns) for n, noun, nouns in stated if n is not None)
     stored = f"; BurrTools stored {counts}" if counts else ""
     where = f"written to {output}" if output else "written to stdout"
-    typer.echo(f"{printable(puzzle.name)}: {len(puzzle.pieces)} pieces, {len(puzzle.container)} cells "
-               f"({len(puzzle.optional)} optional){stored}; {where}", err=True)
+    puzzle = found.puzzle
+    typer.echo(f"{api.printable(puzzle.name)}: {counted(len(puzzle.pieces), 'piece')}, "
+               f"{counted(len(puzzle.container), 'cell')} ({len(puzzle.optional)} optional){stored}; {where}", err=True)
     if check:
-        for k, assembly in enumerate(prob.stored):
-            if (why := check_assembly(puzzle, assembly_pieces(bf, problem, assembly))) is not None:
-                raise CpsolveError(f"stored assembly {k} is not a solution: {why}", where=str(file),
-                                   field=f"problems.{problem}.solutions", exit_code=1)
-        typer.echo(f"{len(prob.stored)} stored assemblies checked: each covers the result exactly", err=True)
+        found.check()
+        typer.echo(f"{counted(found.stored, 'stored assembly', 'stored assemblies')} checked: "
+                   f"{'each covers' if found.stored != 1 else 'it covers'} the result exactly", err=True)
 
 
 @app.command("export")
@@ -67,27 +61,37 @@ def export_cmd(
                           "or stl (pieces to print).")
     ] = "dimacs",
     with_solutions: Annotated[
-        Path | None, typer.Option(help="xmpuzzle: also store these solutions (a JSON-lines file of `enumerate`).")
+        str | None, typer.Option(help="xmpuzzle: also store these solutions (a solutions file of `enumerate`, or a "
+                                      "BurrTools file's stored assemblies).")
     ] = None,
     encoding: Annotated[str | None, typer.Option(help="Cardinality encoding of the CNF (pysat's names).")] = None,
     symmetry_breaking: Annotated[bool, typer.Option(help="Export the symmetry-broken problem.")] = True,
     unit: Annotated[float, typer.Option("--unit", min=0.1, help="stl: cube size in millimetres.")] = 10.0,
     clearance: Annotated[float, typer.Option(min=0.0, help="stl: gap between printed pieces, in millimetres.")] = 0.0,
+    problem: ProblemOpt = None,
 ) -> None:
     """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC;
-    or its pieces as STL solids for a 3-D printer (-o names a folder; one file per piece)."""
+    or its pieces as STL solids for a 3-D printer (-o names a folder, or a .zip: one file per piece, NAME-xK.stl
+    for a piece to print K times)."""
     from .. import api
-    from ..output.text import printable
-    from ..puzzle.catalog import load
 
     if with_solutions is not None and fmt != "xmpuzzle":
         raise CpsolveError("only the xmpuzzle format stores solutions", field="--with-solutions")
-    puzzle = load(model)
-    solutions = api.read_solutions(with_solutions) if with_solutions is not None else []
+    if fmt == "stl" and output.suffix.lower() not in ("", ".zip"):
+        raise CpsolveError(f"{output}: the STL export is one file per piece: name a folder (no suffix) or a .zip",
+                           field="--output")
+    puzzle = puzzle_of(model, problem, "export")
+    solutions = [] if with_solutions is None else _held(with_solutions)
     data = api.export(puzzle, fmt, symmetry_breaking=symmetry_breaking, encoding=encoding,  # type: ignore[call-overload]
                       solutions=solutions, unit=unit, clearance=clearance)
     try:
-        if isinstance(data, dict):  # stl: one file per piece in the folder -o names
+        if isinstance(data, dict) and output.suffix.lower() == ".zip":  # stl: one file per piece, zipped
+            import zipfile
+
+            with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name, solid in data.items():
+                    archive.writestr(name, solid)
+        elif isinstance(data, dict):  # stl: one file per piece in the folder -o names
             output.mkdir(parents=True, exist_ok=True)
             for name, solid in data.items():
                 (output / name).write_bytes(solid)
@@ -99,13 +103,25 @@ def export_cmd(
         raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(exc.filename or output)) from None
     if fmt == "stl":
         copies = sum(p.count for p in puzzle.pieces)
-        what = (f"{len(data)} STL files written to {output} ({copies} pieces to print, {unit:g} mm cubes, "
-                f"clearance {clearance:g} mm)")
+        what = (f"{counted(len(data), 'STL file')} written to {output} ({counted(copies, 'piece')} to print: "
+                f"NAME-xK.stl K times, {unit:g} mm cubes, clearance {clearance:g} mm)")
     elif fmt == "xmpuzzle":
-        what = f"{len(puzzle.pieces)} pieces and {len(solutions)} solutions written to {output} (BurrTools xmpuzzle)"
+        what = (f"{counted(len(puzzle.pieces), 'piece')} and {counted(len(solutions), 'solution')} written to {output} "
+                "(BurrTools xmpuzzle)")
     else:
         what = f"{'symmetry-broken ' if symmetry_breaking else ''}problem written to {output} ({fmt})"
-    typer.echo(f"{printable(puzzle.name)}: {what}", err=True)
+    typer.echo(f"{api.printable(puzzle.name)}: {what}", err=True)
+
+
+def _held(text: str) -> list[Solution]:
+    """The solutions `--with-solutions` names: a solutions file's, or those a BurrTools file stores."""
+    from .. import api
+
+    src = api.source(text)
+    if src.kind not in ("solutions", "xmpuzzle"):
+        raise CpsolveError(f"{text} is {src.what}: give a solutions file (or a BurrTools file with stored "
+                           "assemblies)", field="--with-solutions")
+    return src.stored()
 
 
 @app.command()
@@ -113,25 +129,21 @@ def decode(
     model: ModelArg,
     cnf_file: Annotated[Path, typer.Argument(help="The CNF written by `cpsolve export --format dimacs`.")],
     solver_output: Annotated[Path, typer.Argument(help="The SAT solver's output (s and v lines).")],
+    problem: ProblemOpt = None,
 ) -> None:
     """Check a SAT solver's answer to an exported CNF and draw the solution.
 
     Exit 0: a verified solution (drawn). Exit 1: the solver said UNSATISFIABLE or UNKNOWN. Exit 2: the
     files were rejected (another model or options, edited CNF, malformed output, a wrong assignment).
     """
-    from ..output.exchange import decode as decode_answer
-    from ..output.solutions import labelled, rows_as_placements
-    from ..output.text import draw, printable
-    from ..puzzle.catalog import load
-    from ..puzzle.loader import read_text
-    from ..search.enumeration import prepare
+    from .. import api
 
-    prepared = prepare(load(model))
-    result = decode_answer(prepared, read_text(cnf_file), str(cnf_file), read_text(solver_output), str(solver_output))
-    if result.problem is None:
-        typer.echo(result.status)
+    puzzle = puzzle_of(model, problem, "decode")
+    found = api.decode(puzzle, cnf_file, solver_output)
+    if found.solution is None:
+        typer.echo(found.status)
         raise typer.Exit(1)
-    typer.echo(draw(labelled(result.problem, rows_as_placements(result.problem, result.rows))))
+    typer.echo(str(found.solution))
     typer.echo(f"\nverified: the answer satisfies every clause of {cnf_file} and is a solution of "
-               f"{printable(prepared.name)}",
+               f"{api.printable(puzzle.name)}",
                err=True)

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from .common import ModelArg, app
+from .common import ModelArg, ProblemOpt, app, counted, puzzle_of
 
 
 @app.command()
@@ -20,6 +20,9 @@ def estimate(
     model: ModelArg,
     probes: Annotated[int, typer.Option(min=10, max=10_000_000, help="Random walks through the search tree.")] = 4000,
     symmetry_breaking: Annotated[bool, typer.Option(help="Estimate the symmetry-broken search.")] = True,
+    backend: Annotated[str, typer.Option("--backend", "-b", help="The backend the run would use: only dlx's "
+                                         "search is estimated (auto: dlx for packings).")] = "auto",
+    problem: ProblemOpt = None,
 ) -> None:
     """Estimate the size of the search and its time on the dlx engine before running it.
 
@@ -27,21 +30,11 @@ def estimate(
     it meets; the mean is an unbiased estimate of the number of nodes. The time divides that by the
     engine's node rate on this puzzle, measured on a short sample of its own search.
     """
-    from ..output.text import printable
-    from ..puzzle.catalog import load
-    from ..search.enumeration import prepare, subproblems
-    from ..search.estimate import estimate_run
+    from .. import api
 
-    prepared = prepare(load(model), symmetry_breaking)
-    run = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
-    tree = run.tree
-    typer.echo(f"{printable(prepared.name)}: about {tree.nodes:,.0f} search nodes (± {tree.stderr:,.0f}, one standard "
-               f"error, {tree.probes} walks); {prepared.broken.key.describe()}")
-    if run.seconds is None or run.nodes_per_second is None:
-        typer.echo("no time estimate: the dlx engine is not built here")
-    else:
-        typer.echo(f"about {run.seconds:,.1f} s on one core (± {run.seconds_spread:,.1f} s) at the dlx engine's "
-                   f"{run.nodes_per_second:,.0f} nodes/s on this puzzle")
+    found = api.estimate(puzzle_of(model, problem, "estimate"), probes=probes, symmetry_breaking=symmetry_breaking,
+                         backend=backend)
+    typer.echo(str(found))
 
 
 @app.command("journal")
@@ -53,18 +46,23 @@ def journal_cmd(
 
     The journal is checked as a resume would check it (a damaged one is one line, exit 2); its strings
     are shown escaped and the command quoted for the shell: a journal can come from anyone."""
-    from ..output.text import printable
-    from ..search.journal import summary
+    from .. import api
+    from ..api import printable
 
-    s = summary(file)
+    s = api.read_journal(file)
     if as_json:
         typer.echo(json.dumps(s.as_json()))
         return
     share = f" ({100 * s.size_done / s.size:.1f} % of the estimated work)" if s.size else ""
     state = "complete" if s.complete else "unfinished"
-    typer.echo(f"{printable(s.puzzle)}: {state} run; {s.parts_done} of {s.parts} subproblems done{share}")
-    typer.echo(f"{s.found} solutions found in the finished subproblems; {s.classes} classes up to rotation and "
-               f"reflection and {s.rotation_classes} up to rotation recorded")
+    typer.echo(f"{printable(s.puzzle)}: {state} run; {s.parts_done} of {counted(s.parts, 'subproblem')} done{share}")
+    if s.complete:  # the run's own summary line
+        typer.echo(f"{s.total} solutions in all, {s.rotation_classes} up to rotation, {s.classes} up to rotation and "
+                   "reflection")
+    else:  # the same three numbers, each as far as the journal knows it
+        typer.echo(f"so far {s.classes} up to rotation and reflection, {s.rotation_classes} up to rotation (the lines "
+                   f"of the solutions file); {s.total} solutions in all in the finished subproblems (the others are "
+                   "searched again on --resume)")
     stamp = "%Y-%m-%d %H:%M:%S"
     typer.echo(f"started {time.strftime(stamp, time.localtime(s.started))}, last recorded "
                f"{time.strftime(stamp, time.localtime(s.updated))}; fingerprint {s.fingerprint}")

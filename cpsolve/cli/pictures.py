@@ -11,89 +11,70 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import app
+from .common import IdOpt, ProblemOpt, _which, app, counted
 
 if TYPE_CHECKING:
     from ..api import Solution
-    from ..puzzle.model import Puzzle
-    from ..search.result import SolutionClass
 
 
-def _solutions_source(source: str) -> tuple[Path | None, str]:
-    """A solutions file (`.jsonl`, or any existing file that is not a puzzle file) or a model name/path."""
-    path = Path(source)
-    if path.suffix == ".jsonl" or (path.is_file() and path.suffix not in (".yaml", ".yml")):
-        return path, path.name
-    return None, source
-
-
-def _solutions_of(source: str, index: int = 0, limit: int | None = None) -> tuple[list[Solution], Puzzle | None, str]:
-    """The solutions a picture or page shows: a model's first solution (solved now), or solutions of a
-    file (the `index`-th; with `limit`, the first `limit`, 0 = all), each with its puzzle when the file
-    names one that loads."""
-    from .. import api
-    from ..puzzle.catalog import load
-
-    path, name = _solutions_source(source)
-    puzzle: Puzzle | None
-    if path is None:
-        puzzle = load(source)
-        found = api.solve(puzzle)
-        if found is None:
-            raise CpsolveError("no solution found", where=puzzle.name, exit_code=1)
-        return [found], puzzle, puzzle.name
-    chosen = api.read_solutions(path, index + 1 if limit is None else limit)
-    if limit is None:
-        if len(chosen) <= index:
-            raise CpsolveError(f"there is no solution {index}: the file has {len(chosen)}", where=str(path),
-                               field="--index")
-        chosen = chosen[index:]
-    puzzle = chosen[0].puzzle if chosen else None
-    return chosen, puzzle, puzzle.name if puzzle is not None else name
-
-
-SourceArg = Annotated[str, typer.Argument(help="A model (solved first) or a JSON-lines file from `cpsolve enumerate`.")]
+SourceArg = Annotated[str, typer.Argument(
+    help="A solutions file of `cpsolve enumerate`, a BurrTools file (its stored assemblies; --problem N), or a model "
+         "or puzzle file (solved first).")]
+IndexOpt = Annotated[int | None, typer.Option(
+    min=0, show_default="0; a puzzle with none stored: the first solution found",
+    help="Which solution (0-based): of the file, else the puzzle's N-th class as one worker finds them.")]
 ViewOpt = Annotated[str, typer.Option(help="Where the eye is: front-right, front-left, back-right, back-left "
                                            "(and below-… for the same from underneath).")]
+
+
+def _heading(solution: Solution, index: int | None, id: str | None) -> str:
+    return f"{solution.name}, {_which(solution, index, id)}"
 
 
 @app.command("draw")
 def draw_cmd(
     source: SourceArg,
     output: Annotated[Path, typer.Option("--output", "-o", help="FILE.png or FILE.svg.")],
-    index: Annotated[int, typer.Option(min=0, help="Which solution of the file (0-based).")] = 0,
+    index: IndexOpt = None,
+    id: IdOpt = None,
     view: ViewOpt = "front-right",
     exploded: Annotated[bool, typer.Option("--exploded", help="Pull the pieces apart so each is seen.")] = False,
     pieces: Annotated[bool, typer.Option("--pieces", help="The puzzle's pieces alone, each named (unsolved).")] = False,
-    sheet: Annotated[int, typer.Option(min=0, help="The first N solutions of the file on one contact sheet.")] = 0,
+    sheet: Annotated[int, typer.Option(min=0, help="The first N solutions (of the file, else the puzzle's first "
+                                                   "N classes) on one contact sheet.")] = 0,
     title: Annotated[bool, typer.Option(help="A title line above the picture.")] = True,
+    size: Annotated[int | None, typer.Option(min=16, max=20_000, metavar="PIXELS", show_default="as drawn",
+                                             help="The picture's longer side; all of it, text included, is "
+                                                  "scaled to it.")] = None,
+    problem: ProblemOpt = None,
 ) -> None:
     """Draw a solution as shaded cubes (PNG or SVG): colours, piece outlines, a legend."""
     from .. import api
-    from ..puzzle.catalog import load
 
     fmt = output.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
         raise CpsolveError("the picture's file name must end in .png or .svg", field="--output")
+    if sheet and pieces:
+        raise CpsolveError("a contact sheet of solutions, or the pieces: not both (--pieces)", field="--sheet")
+    if sheet and id is not None:
+        raise CpsolveError("a contact sheet starts at an --index, not at an --id", field="--sheet")
+    src = api.source(source, problem)
     what: api.Solution | api.Puzzle | list[api.Solution]
     heading: bool | str
     if pieces:
-        path, name = _solutions_source(source)
-        puzzle = load(source) if path is None else _solutions_of(source, index)[1]
+        puzzle = src.puzzle
         if puzzle is None:
-            raise CpsolveError("--pieces needs the puzzle: the file names none that can be loaded", where=name)
+            raise CpsolveError("--pieces needs the puzzle: the file names none that can be loaded", where=source)
         what, heading = puzzle, True
     elif sheet:
-        if _solutions_source(source)[0] is None:
-            raise CpsolveError("--sheet needs a solutions file (cpsolve enumerate MODEL --out FILE.jsonl)",
-                               field="--sheet")
-        what, _, label = _solutions_of(source, limit=sheet)
-        heading = f"{label}: solutions 0-{len(what) - 1}"
+        what = src.solutions(sheet, start=index or 0)
+        first = index or 0
+        heading = f"{what[0].name}: solutions {first}-{first + len(what) - 1}"
     else:
-        (what, *_), _, label = _solutions_of(source, index)
-        which = f"solution {index}" if _solutions_source(source)[0] is not None else "a solution"
-        heading = f"{label}, {which}"
-    data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False)  # type: ignore[arg-type]
+        what = src.solution(index, id=id)
+        heading = _heading(what, index, id)
+    data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False,  # type: ignore[arg-type]
+                    size=size)
     try:
         output.write_bytes(data)
     except OSError as exc:
@@ -115,44 +96,62 @@ def _picture_size(data: bytes) -> str:
 def view_cmd(
     source: SourceArg,
     output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")],
-    limit: Annotated[int, typer.Option(min=0, help="At most this many solutions of the file (0 = all).")] = 0,
+    limit: Annotated[int | None, typer.Option(
+        min=0, show_default="all of a file; a puzzle with none stored: the first solution found",
+        help="At most this many solutions (0 = all; of a puzzle, its first N classes).")] = None,
+    id: Annotated[str | None, typer.Option("--id", help="Only the solution whose id starts with this.")] = None,
+    problem: ProblemOpt = None,
 ) -> None:
     """Write one self-contained HTML page to turn a solution around in 3-D and watch it assembled."""
     from .. import api
 
-    chosen, _, label = _solutions_of(source, limit=limit) if _solutions_source(source)[0] else _solutions_of(source)
-    html = api.page(chosen, title=label)
+    src = api.source(source, problem)
+    held = src.kind == "solutions" or (src.kind == "xmpuzzle" and bool(src.stored(1)))
+    if id is not None:
+        chosen = [src.solution(id=id)]
+    else:
+        chosen = src.solutions(limit or 0) if held or limit else [src.solution()]
+    html = api.page(chosen, title=chosen[0].name)
     try:
         output.write_text(html, encoding="utf-8")
     except OSError as exc:
         raise CpsolveError(f"cannot write the page: {exc.strerror}", where=str(output)) from None
     n = len(chosen)
-    typer.echo(f"wrote {output}: {n} solution{'s' if n != 1 else ''}, {len(html.encode()) / 1e6:.2f} MB", err=True)
+    typer.echo(f"wrote {output}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB", err=True)
 
 
 @app.command("disassemble")
 def disassemble_cmd(
     source: Annotated[str, typer.Argument(
-        help="A JSON-lines file written by `cpsolve enumerate`, a BurrTools file (its stored assemblies), "
-             "or a model (its N-th solution class is found first).")],
-    index: Annotated[int, typer.Option(min=0, help="Which solution (0-based).")] = 0,
+        help="A solutions file of `cpsolve enumerate`, a BurrTools file (its stored assemblies; --problem N), "
+             "or a model or puzzle file (its N-th solution class is found first).")],
+    index: Annotated[int | None, typer.Option(min=0, show_default="0", help="Which solution (0-based).")] = None,
+    id: IdOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the steps as one JSON object.")] = False,
     max_states: Annotated[int | None, typer.Option(min=1, help="Give up after this many states (exit 1).")] = None,
+    problem: ProblemOpt = None,
 ) -> None:
     """Take one assembly apart by sliding pieces: the shortest way, its level (a.b.c), or where it is stuck."""
-    from ..analysis.disassembly import TooManyStates, disassemble, disassembly_json, format_level
+    from .. import api
+    from ..api import printable
 
-    name, pieces, groups, stored = _assembly_to_disassemble(source, index)
+    src = api.source(source, problem)
+    if src.puzzle is not None and src.puzzle.kind == "chain":  # said before any search
+        raise CpsolveError("a chain puzzle has no pieces to slide apart", where=source)
+    solution = src.solution(index if index is not None or id is not None else 0, id=id)
+    name, burrtools = solution.name, solution.burrtools_level
+    which = _which(solution, index, id) if id is not None else f"solution {index or 0}"
+    shown_index = solution.index if id is not None else index or 0
     try:
-        found = disassemble(pieces, groups, max_states=max_states)
-    except TooManyStates as exc:
-        raise CpsolveError(f"{exc} (--max-states)", where=source, exit_code=1) from None
-    burrtools = None if stored is None else format_level(stored)
+        found = api.disassemble(solution, max_states=max_states)
+    except CpsolveError as exc:
+        if exc.field != "max_states":
+            raise
+        raise CpsolveError(f"{exc.message} (--max-states)", where=source, exit_code=1) from None
     if as_json:
-        typer.echo(json.dumps({"puzzle": name, "index": index, **disassembly_json(found),
+        typer.echo(json.dumps({"puzzle": name, "index": shown_index, "id": solution.id, **found.as_json(),
                                "burrtools_level": burrtools}))
         return
-    from ..output.text import printable
 
     def say(line: str) -> None:  # names come from the solutions file: each line shown escaped
         typer.echo(printable(line))
@@ -160,68 +159,21 @@ def disassemble_cmd(
     if found.separation is None:
         stuck = found.stuck
         assert stuck is not None
-        say(f"{name}, solution {index}: does not come apart by sliding pieces")
-        say(f"  stuck: {' '.join(stuck.pieces)} ({stuck.states} states reached, none separates them)")
+        say(f"{name}, {which}: does not come apart by sliding pieces")
+        say(f"  stuck: {' '.join(stuck.pieces)} ({counted(stuck.states, 'state')} reached, none separates them)")
         for g in stuck.locked:
             say(f"  locked together in every state reached: {' '.join(g)}")
         return
     sep = found.separation
-    say(f"{name}, solution {index}: comes apart, level {found.level_text()} "
-        f"({sep.total_moves()} moves in all, {found.states} states searched)")
+    say(f"{name}, {which}: comes apart, level {found.level_text()} "
+        f"({counted(sep.total_moves(), 'move')} in all, {counted(found.states, 'state')} searched)")
     if burrtools is not None and burrtools != found.level_text():
         say(f"BurrTools stored level {burrtools} with this assembly: it keeps the first shortest way its "
             "search meets, which depends on how the assembly is turned; cpsolve keeps the way whose parts "
             "come apart most easily (the same in any orientation)")
     number = 0
     for step in sep.steps():
-        say(f"{' '.join(step.pieces)}: {len(step.moves)} move{'s' if len(step.moves) != 1 else ''}")
+        say(f"{' '.join(step.pieces)}: {counted(len(step.moves), 'move')}")
         for m in step.moves:
             number += 1
             say(f"  {number:>4}. {m.text()}")
-
-
-def _assembly_to_disassemble(
-    source: str, index: int
-) -> tuple[str, dict[str, list[tuple[int, int, int]]], tuple[frozenset[str], ...], tuple[int, ...] | None]:
-    """(puzzle name, {label: cells}, groups, the level BurrTools stored with it or None) from a solutions
-    file line, a BurrTools file's stored assembly, or a model's N-th class."""
-    from ..analysis.disassembly import puzzle_groups
-
-    path = Path(source)
-    if path.suffix == ".jsonl":
-        from ..output.solutions import read_solution_line
-        from ..puzzle.catalog import load
-
-        record = read_solution_line(path, index)
-        name = str(record.get("puzzle", path.name))
-        try:  # the puzzle's groups, when the file names a puzzle that can be found
-            groups = puzzle_groups(load(name))
-        except CpsolveError:
-            groups = ()
-        return name, record["pieces"], groups, None
-    from ..output.solutions import labelled
-    from ..puzzle.catalog import load
-    from ..search.backends import for_problem
-    from ..search.enumeration import enumerate_classes, prepare
-
-    puzzle = load(source)
-    if puzzle.kind == "chain":
-        raise CpsolveError("a chain puzzle has no pieces to slide apart", where=source)
-    if path.suffix == ".xmpuzzle":  # BurrTools keeps its solutions in the file: take those as they are
-        from ..puzzle.burrtools import assembly_pieces, parse_xmpuzzle, select_problem
-
-        bf = parse_xmpuzzle(path)
-        stored = select_problem(bf, 0).stored
-        if stored:
-            if index >= len(stored):
-                raise CpsolveError(f"stores {len(stored)} assemblies (indices 0 to {len(stored) - 1}); there is no "
-                                   f"index {index}", where=source)
-            return puzzle.name, assembly_pieces(bf, 0, stored[index]), puzzle_groups(puzzle), stored[index].level
-    prepared = prepare(puzzle, True)
-    engine = for_problem("auto", prepared.problem)
-    classes: list[SolutionClass] = []
-    enumerate_classes(prepared, engine, limit=index + 1, workers=1, on_class=classes.append)
-    if len(classes) <= index:
-        raise CpsolveError(f"has {len(classes)} solution classes (indices 0 to {len(classes) - 1}); there is no "
-                           f"index {index}", where=source)
-    return puzzle.name, labelled(prepared.problem, classes[index].placements), puzzle_groups(puzzle), None

@@ -17,6 +17,8 @@ import gzip
 from collections.abc import Sequence
 
 from ..errors import CpsolveError
+from ..limits import check_drawing
+from ..puzzle.assembly import check_solution
 from ..puzzle.burrtools import TRANSFORMS, apply
 from ..puzzle.geometry import Cell, normalize
 from ..puzzle.model import Puzzle
@@ -89,6 +91,10 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Sequence[dict[str, list[Cell]]] = 
     if puzzle.kind != "pieces":
         raise CpsolveError("a chain puzzle cannot be written as a BurrTools file (BurrTools has no chains)",
                            field="format")
+    try:  # the result shape is written a character per cell of its bounding box
+        check_drawing(puzzle.container)
+    except CpsolveError as exc:
+        raise exc.located(puzzle.origin or puzzle.name) from None
     colours = color_names(puzzle)
     number = {name: i + 1 for i, name in enumerate(colours)}
     shapes = []
@@ -123,6 +129,9 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Sequence[dict[str, list[Cell]]] = 
             parts.append(f'        <shape id="{i}" {count}/>')
     pairs = [f'<pair piece="{number[a] - 1}" result="{number[b] - 1}"/>' for a, b in sorted(puzzle.color_rules)]
     bitmap = f"      <bitmap>{''.join(pairs)}</bitmap>" if pairs else "      <bitmap/>"
+    for k, sol in enumerate(solutions):
+        if (why := check_solution(puzzle, sol)) is not None:
+            raise CpsolveError(f"solution {k} is not a solution of {puzzle.name}: {why}", field="solutions")
     placers = {piece.name: _placements(normalize(piece.shape)) for piece in puzzle.pieces}
     stored = [_assembly(puzzle, placers, sol, origin) for sol in solutions]
     state = f' state="2" assemblies="{len(stored)}"' if stored else ' state="0"'
@@ -149,26 +158,20 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Sequence[dict[str, list[Cell]]] = 
 
 
 def _assembly(puzzle: Puzzle, placers: dict[str, _Placements], solution: dict[str, list[Cell]], origin: Cell) -> str:
-    """One stored assembly: for every piece, `count` entries in cell order, `x y z t` or `x`."""
+    """One stored assembly (a solution `check_solution` passed): for every piece, `count` entries in cell
+    order, `x y z t` or `x`."""
     by_piece: dict[str, list[list[Cell]]] = {}
     names = {p.name for p in puzzle.pieces}
     for label, cells in solution.items():
         name = label if label in names else label.rsplit("#", 1)[0]
-        if name not in names:
-            raise CpsolveError(f"a solution names piece {label!r}, which the puzzle does not have",
-                               field="solutions")
         by_piece.setdefault(name, []).append(sorted(cells))
     out = []
     for piece in puzzle.pieces:
         placed = sorted(by_piece.get(piece.name, []))
-        if len(placed) > piece.count:
-            raise CpsolveError(f"a solution uses piece {piece.name} {len(placed)} times (at most {piece.count})",
-                               field="solutions")
         for cells in placed:
             local = [(c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]) for c in cells]
             spot = placers[piece.name].get(_normal(local))
-            if spot is None:
-                raise CpsolveError(f"a solution's cells for {piece.name} are not the piece turned", field="solutions")
+            assert spot is not None, "check_solution found the piece's shape turned"
             out.append(" ".join(map(str, spot)))
         out += ["x"] * (piece.count - len(placed))
     return " ".join(out)

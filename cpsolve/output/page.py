@@ -2,10 +2,14 @@
 
 Nothing is loaded from elsewhere: the page's script and style (`output/page/`, written for it) are
 inlined, so the file opens from disk with no network. The data is built here from the scene
-(`scene.py`), like the PNG/SVG pictures: piece labels and colours, the container's cells once, then
-each solution as one character per cell (which piece fills it), and its assembly order as pairs
-of characters (piece, direction index into `scene.DIRECTIONS`). That keeps all 19,186 Bedlam
-solutions in about 2 MB.
+(`scene.py`), like the PNG/SVG pictures: piece labels and colours, the cells once, then each
+solution as one character per cell (which piece fills it, a space for an empty optional cell),
+and its assembly order as triples of characters (piece, direction index into `scene.DIRECTIONS`,
+how far it slides). That keeps all 19,186 Bedlam solutions in about 2 MB.
+
+Solutions need not share their pieces or cells (piece ranges, optional cells): the page lists
+every label and cell that any of them uses, and each solution names only its own. Past
+len(ALPHABET) labels, a piece takes two characters (`width`).
 """
 
 from __future__ import annotations
@@ -18,12 +22,23 @@ from typing import Any
 from ..errors import CpsolveError
 from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
-from .pictures import CHAIN_COLORS, STRING
-from .scene import DIRECTIONS, Step, parts_of, removal_order
+from .pictures import CHAIN_COLORS, STRING, is_chain
+from .scene import (
+    DIRECTIONS,
+    Step,
+    assembly_steps,
+    clearance,
+    constraint_marks,
+    mark_colors,
+    ordered_labels,
+    solution_colors,
+)
 from .text import markup
 
 ALPHABET = "".join(chr(c) for c in range(33, 127) if chr(c) not in "\"\\<>&'")
 """One character per piece in a solution string: printable ASCII that needs no escaping in HTML or JSON."""
+EMPTY = " "
+"""A cell no piece fills in this solution (an optional cell left empty, or a cell of another solution)."""
 
 
 def page_data(
@@ -31,63 +46,107 @@ def page_data(
     puzzle: Puzzle | None = None,
     title: str = "",
     steps: Mapping[int, Sequence[Step | Mapping[str, Any]]] | None = None,
+    recolor: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """What the page shows, as JSON-ready data.
 
     `steps` maps a solution's index to a disassembly (moves of groups of pieces, first move first),
     for example one found by the disassembly analysis; the page plays it backwards. Solutions
-    without one get the assembly order of `scene.removal_order`.
+    without one get the assembly order of `scene.removal_order` (a chain: cube by cube, along its
+    string), or for the first INTERLOCKED that have none, the disassembly analysis's moves. `recolor`
+    (label -> colour) overrides the pieces' colours: `cpsolve explain` marks a stuck assembly's
+    blockers that way.
     """
-    first = records[0]["pieces"]
-    labels = list(first)
-    colors = {p.name: p.color for p in puzzle.pieces} if puzzle is not None else {}
-    chain = puzzle.kind == "chain" if puzzle is not None else all(k.isdigit() and len(v) == 1 for k, v in first.items())
-    parts = parts_of(first, colors)
-    if chain:
-        pieces = [{"label": k, "color": CHAIN_COLORS[int(k) % 2]} for k in labels]
-    else:
-        pieces = [{"label": p.label, "color": p.color} for p in parts]
-    if len(labels) > len(ALPHABET):
-        raise CpsolveError(f"{len(labels)} pieces: the page holds at most {len(ALPHABET)}", where=title or None)
-    cells = sorted(tuple(c) for cs in first.values() for c in cs)
+    solved = [{str(k): [(int(c[0]), int(c[1]), int(c[2])) for c in v] for k, v in r["pieces"].items()}
+              for r in records]
+    if not solved:
+        raise CpsolveError("no solutions to show", where=title or None)
+    chain = puzzle.kind == "chain" if puzzle is not None else all(is_chain(p) for p in solved)
+    names = [p.name for p in puzzle.pieces] if puzzle is not None else []
+    labels = sorted({k for p in solved for k in p}, key=int) if chain else ordered_labels(solved, names)
+    width = 1 if len(labels) <= len(ALPHABET) else 2
+    if len(labels) > len(ALPHABET) ** 2:
+        raise CpsolveError(f"{len(labels)} pieces: the page holds at most {len(ALPHABET) ** 2}", where=title or None)
+    symbol = {k: _symbol(i, width) for i, k in enumerate(labels)}
+    cells = sorted({c for p in solved for cs in p.values() for c in cs})
     where = {c: i for i, c in enumerate(cells)}
-    symbol = {k: ALPHABET[i] for i, k in enumerate(labels)}
+    data: dict[str, Any] = {"title": title, "chain": chain, "alphabet": ALPHABET, "width": width, "string": STRING}
+    if chain:
+        data["pieces"] = [{"label": k, "color": CHAIN_COLORS[int(k) % 2]} for k in labels]
+    else:
+        colors = {p.name: p.color for p in puzzle.pieces} if puzzle is not None else {}
+        palettes = [{k: (recolor or {}).get(k, c) for k, c in palette.items()}
+                    for palette in solution_colors(solved, colors, names)]
+        data.update(_colors(labels, palettes))
     solutions, assembly = [], []
     found: dict[int, Sequence[Step | Mapping[str, Any]]] = dict(steps or {})
     interlocked = 0
-    for n, record in enumerate(records):
-        grid = [""] * len(cells)
-        pieces_n = record["pieces"]
-        if set(pieces_n) != set(labels):
-            raise CpsolveError("its pieces differ from the first solution's", where=f"solution {n}")
+    for n, pieces_n in enumerate(solved):
+        grid = [EMPTY * width] * len(cells)
         for label, cs in pieces_n.items():
             for c in cs:
-                i = where.get(tuple(c))
-                if i is None:
-                    raise CpsolveError(f"cell {list(c)} is outside the first solution's cells", where=f"solution {n}")
-                grid[i] = symbol[label]
+                grid[where[c]] = symbol[label]
         solutions.append("".join(grid))
-        order = None if chain else removal_order(pieces_n)
-        assembly.append("".join(symbol[k] + str(DIRECTIONS.index(d)) for k, d in order) if order else "")
-        if order is None and not chain and interlocked < INTERLOCKED and n not in found:
+        order = [(k, DIRECTIONS[0]) for k in sorted(pieces_n, key=int, reverse=True)] if chain else None
+        moves = assembly_steps(pieces_n, order)
+        assembly.append("".join(_step_code(s, symbol) for s in moves) if moves else "")
+        if moves is None and interlocked < INTERLOCKED and n not in found:
             interlocked += 1
-            moves = interlocked_steps(pieces_n)
-            if moves:
-                found[n] = moves
-    data: dict[str, Any] = {
-        "title": title,
-        "chain": chain,
-        "alphabet": ALPHABET,
-        "pieces": pieces,
-        "cells": [list(c) for c in cells],
-        "solutions": solutions,
-        "assembly": assembly,
-        "string": STRING,
-    }
+            taken_apart = interlocked_steps(pieces_n)
+            if taken_apart:
+                found[n] = taken_apart
+    data["cells"] = [list(c) for c in cells]
+    data["solutions"] = solutions
+    data["assembly"] = assembly
+    if puzzle is not None and not chain and (puzzle.container_colors or any(p.colors for p in puzzle.pieces)):
+        data["marks"] = _marks(puzzle, solved, where)
     if found:
         data["steps"] = {str(i): [s.as_json() if isinstance(s, Step) else dict(s) for s in seq]
                          for i, seq in found.items()}
     return data
+
+
+def _symbol(i: int, width: int) -> str:
+    return ALPHABET[i] if width == 1 else ALPHABET[i // len(ALPHABET)] + ALPHABET[i % len(ALPHABET)]
+
+
+def _step_code(step: Step, symbol: Mapping[str, str]) -> str:
+    """A one-piece step as characters: the piece, its direction (a digit), how far (an ALPHABET index)."""
+    far = max(abs(v) for v in step.move)
+    direction = (step.move[0] // far, step.move[1] // far, step.move[2] // far)
+    return symbol[step.pieces[0]] + str(DIRECTIONS.index(direction)) + ALPHABET[min(far, len(ALPHABET) - 1)]
+
+
+def _colors(labels: Sequence[str], palettes: Sequence[Mapping[str, str]]) -> dict[str, Any]:
+    """The pieces with their colours; where a label's colour differs between solutions (more pieces
+    than the palette has colours: each solution coloured on its own), a colour string per solution."""
+    shared: dict[str, str] = {}
+    if all(shared.setdefault(label, color) == color for palette in palettes for label, color in palette.items()):
+        return {"pieces": [{"label": k, "color": shared[k]} for k in labels]}
+    distinct = sorted({c for palette in palettes for c in palette.values()})
+    if len(distinct) > len(ALPHABET):
+        raise CpsolveError(f"{len(distinct)} piece colours: the page holds at most {len(ALPHABET)}")
+    index = {c: ALPHABET[i] for i, c in enumerate(distinct)}
+    return {
+        "pieces": [{"label": k, "color": next(p[k] for p in palettes if k in p)} for k in labels],
+        "palette": distinct,
+        "colors": ["".join(index[p[k]] if k in p else EMPTY for k in labels) for p in palettes],
+    }
+
+
+def _marks(puzzle: Puzzle, solved: Sequence[Mapping[str, Sequence[Cell]]], where: Mapping[Cell, int]) -> dict[str, Any]:
+    """The constraint colours on the pieces' cells (`scene.constraint_marks`): the colours' names and
+    colours drawn, then per solution one character per cell (an index into them, or EMPTY)."""
+    drawn = mark_colors(puzzle)
+    names = list(drawn)
+    out = []
+    for pieces in solved:
+        grid = [EMPTY] * len(where)
+        for cells in constraint_marks(puzzle, pieces).values():
+            for c, (name, _) in cells.items():
+                grid[where[c]] = ALPHABET[names.index(name)]
+        out.append("".join(grid))
+    return {"names": names, "colors": [drawn[n] for n in names], "solutions": out}
 
 
 INTERLOCKED = 20
@@ -100,27 +159,36 @@ def interlocked_steps(pieces: Mapping[str, Sequence[Sequence[int]]]) -> list[Ste
     """Moves that take an interlocking assembly apart (the disassembly analysis), as page steps.
 
     The analysis moves groups of pieces by whole cells; a part that comes free goes "out", which
-    here means far enough to clear everything: the assembly's size plus every move made before.
+    here means just far enough that its bounding box is clear of the rest of the (sub-)assembly it
+    leaves (`scene.clearance`), and farther if it would land on a piece already out there.
     """
     from ..analysis.disassembly import TooManyStates, disassemble
 
+    cells: dict[str, list[Cell]] = {k: [(int(c[0]), int(c[1]), int(c[2])) for c in cs] for k, cs in pieces.items()}
     try:
-        cells: dict[str, list[Cell]] = {k: [(int(c[0]), int(c[1]), int(c[2])) for c in cs] for k, cs in pieces.items()}
         result = disassemble(cells, max_states=MAX_STATES)
     except TooManyStates:
         return None
     if result.separation is None:
         return None
-    separations = result.separation.steps()
-    every = [c for cs in pieces.values() for c in cs]
-    extent = max(max(c[i] for c in every) - min(c[i] for c in every) + 1 for i in range(3))
-    far = extent + 1 + sum(m.amount for s in separations for m in s.moves if m.amount is not None)
+    at = {k: list(v) for k, v in cells.items()}  # where each piece is, move by move
     out = []
-    for s in separations:
+    for s in result.separation.steps():
         for m in s.moves:
-            amount = far if m.amount is None else m.amount
             d = m.direction
-            out.append(Step(tuple(m.pieces), (d[0] * amount, d[1] * amount, d[2] * amount), tuple(s.pieces)))
+            if m.amount is None:
+                group = [c for p in m.pieces for c in at[p]]
+                rest = [c for p in s.pieces if p not in m.pieces for c in at[p]]
+                others = {c for p, cs in at.items() if p not in m.pieces for c in cs}
+                amount = clearance(group, rest, d)
+                while any((c[0] + d[0] * amount, c[1] + d[1] * amount, c[2] + d[2] * amount) in others for c in group):
+                    amount += 1
+            else:
+                amount = m.amount
+            for p in m.pieces:
+                at[p] = [(c[0] + d[0] * amount, c[1] + d[1] * amount, c[2] + d[2] * amount) for c in at[p]]
+            out.append(Step(tuple(m.pieces), (d[0] * amount, d[1] * amount, d[2] * amount), tuple(s.pieces),
+                            m.amount is None))
     return out
 
 
@@ -140,9 +208,12 @@ def page_html(
     puzzle: Puzzle | None = None,
     title: str = "",
     steps: Mapping[int, Sequence[Step | Mapping[str, Any]]] | None = None,
+    recolor: Mapping[str, str] | None = None,
 ) -> str:
     """The whole page: markup, style, the data and the renderer, in one string."""
-    data = script_json(page_data(records, puzzle, title, steps))
+    shown = page_data(records, puzzle, title, steps, recolor)
+    chain = shown["chain"]
+    data = script_json(shown)
     n = len(records)
     what = f"{n} solutions" if n > 1 else "a solution"
     return f"""<!DOCTYPE html>
@@ -155,17 +226,18 @@ def page_html(
 <div id="wrap">
 <div id="stage">
 <canvas id="view" aria-label="the puzzle in 3-D: drag to turn, wheel to zoom"></canvas>
+<p id="step" aria-live="polite"></p>
 <div class="controls">
 <label>explode <input id="explode" type="range" min="0" max="100" value="0"></label>
 <label>assembly <input id="assembly" type="range" min="0" max="100" value="100"></label>
 <button id="play" type="button">play</button>
-<span class="hint" id="order"></span>
 <span id="nav"><button id="prev" type="button">&larr; previous</button>
 <button id="next" type="button">next &rarr;</button>
 <label>go to <input id="jump" type="number" min="0" max="{max(0, n - 1)}" value="0"></label></span>
 </div>
-<div class="hint">Drag to turn, wheel to zoom; click a piece in the legend to hide or show it.</div>
-<output id="status">loading…</output>
+<div class="hint">Drag to turn, wheel to zoom{"" if chain else "; click a piece in the legend to hide or show it"}.
+The address follows what you see: copy it to show someone the same view.</div>
+<output id="status" hidden></output>
 </div>
 <aside><h2>Pieces</h2><ul id="legend"></ul></aside>
 </div>

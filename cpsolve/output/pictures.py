@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..limits import check
 from ..puzzle.chain import Chain
 from ..puzzle.geometry import FACE_STEPS, Cell
 from .scene import (
@@ -66,11 +67,47 @@ Shape = Polygon | Line | Text
 
 @dataclass
 class Drawing:
-    """What to paint, in order, on a `width` x `height` pixel canvas."""
+    """What to paint, in order, on a `width` x `height` pixel canvas.
+
+    `panels` says where each picture of a contact sheet lies (x0, y0, x1, y1: its cubes, caption
+    and legend), so that a caller can crop or link one; a single picture has none."""
 
     width: int
     height: int
     shapes: list[Shape] = field(default_factory=list)
+    panels: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+
+def _mapped(shapes: Sequence[Shape], k: float, by: Point = (0.0, 0.0)) -> list[Shape]:
+    """The shapes scaled by k (points, line widths, font sizes), then shifted by `by` pixels."""
+
+    def at(p: Point) -> Point:
+        return (p[0] * k + by[0], p[1] * k + by[1])
+
+    out: list[Shape] = []
+    for s in shapes:
+        if isinstance(s, Polygon):
+            out.append(Polygon(tuple(at(q) for q in s.points), s.fill))
+        elif isinstance(s, Line):
+            out.append(Line(at(s.a), at(s.b), s.color, s.width * k))
+        else:
+            out.append(Text(at(s.at), s.text, s.size * k, s.color, s.anchor, s.halo))
+    return out
+
+
+def fitted(drawing: Drawing, size: int) -> Drawing:
+    """The drawing scaled as a whole (text and lines too) so that its longer side is `size` pixels.
+
+    The picture looks the same at any size, as if the image were scaled, but is painted at that
+    size (sharp, and an SVG says its size in pixels); the other side is rounded to whole pixels.
+    """
+    if size < 16:
+        raise ValueError(f"a picture needs at least 16 pixels on its longer side, not {size}")
+    k = size / max(drawing.width, drawing.height)
+    width, height = (size, max(1, round(drawing.height * k))) if drawing.width >= drawing.height else (
+        max(1, round(drawing.width * k)), size)
+    panels = [(a * k, b * k, c * k, d * k) for a, b, c, d in drawing.panels]
+    return Drawing(width, height, _mapped(drawing.shapes, k), panels)
 
 
 # -- from the scene to shapes ---------------------------------------------------------------
@@ -103,6 +140,7 @@ def cube_shapes(parts: Sequence[Part], cam: Projection, frame: Frame, view: str 
     out: list[Shape] = []
     edge_w = max(1.0, frame.unit / 22)
     seam_w = max(0.6, frame.unit / 60)
+    marked = [{c: drawn for c, _, drawn in p.marks} for p in parts]
     for face in visible_faces(parts, view):
         color = parts[face.part].color
         lit = SHADE[face.normal]
@@ -114,21 +152,61 @@ def cube_shapes(parts: Sequence[Part], cam: Projection, frame: Frame, view: str 
                 out.append(Line(a, b, shade(color, 0.3), edge_w))
             else:
                 out.append(Line(a, b, shade(color, lit * 0.82), seam_w))
+        mark = marked[face.part].get(face.cell)
+        if mark:  # a constraint colour: a square in the middle of each face of the cube, lit as the face
+            mid = (sum(p[0] for p in corners) / 4, sum(p[1] for p in corners) / 4)
+            inner = tuple((mid[0] + (p[0] - mid[0]) * MARK_SIZE, mid[1] + (p[1] - mid[1]) * MARK_SIZE) for p in corners)
+            out.append(Polygon(inner, shade(mark, lit)))
+            out += [Line(inner[i], inner[(i + 1) % 4], shade(mark, lit * 0.6), seam_w) for i in range(4)]
     return out
 
 
+MARK_SIZE = 0.5
+"""A constraint colour is drawn as a square of this fraction of the face's side."""
+
+
 def legend_entries(parts: Sequence[Part]) -> list[tuple[tuple[str, ...], str]]:
-    """(colours, text) per piece name, copies counted: `T (3)` with up to five of its copies' colours."""
+    """(colours, text) per piece name, copies counted: `T (3)` with up to five of its copies' colours;
+    then the constraint colours on the pieces' cells, each as `colour: NAME`."""
     seen: dict[str, list[str]] = {}
     for p in parts:
         seen.setdefault(p.name, []).append(p.color)
+    marks = sorted({(name, drawn) for p in parts for _, name, drawn in p.marks})
     return [(tuple(dict.fromkeys(colors))[:5], name if len(colors) == 1 else f"{name} ({len(colors)})")
-            for name, colors in seen.items()]
+            for name, colors in seen.items()] + [((drawn,), f"colour: {name}") for name, drawn in marks]
 
 
 def _text_width(text: str, size: float) -> float:
     """A conservative width estimate, so that layout does not need the font (SVG has none to ask)."""
     return 0.62 * size * len(text)
+
+
+LEGEND_CHARS = 40
+"""A legend entry's text is cut to this many characters: a piece name of 30 KB would size the picture."""
+TITLE_WIDTH = 600.0
+"""Pixels a title may take beyond the picture's own width (a 30 KB puzzle name made a 2.4 GB PNG)."""
+
+
+def _clipped(text: str, chars: int) -> str:
+    """`text`, or its first characters and an ellipsis when it is longer than `chars`."""
+    return text if len(text) <= chars else text[: max(chars - 1, 1)] + "\u2026"
+
+
+def _title_fitted(title: str, width: float, size: float) -> str:
+    """The title cut to the picture's width (or TITLE_WIDTH, whichever is wider)."""
+    return _clipped(title, int(max(width, TITLE_WIDTH) / (0.62 * size)))
+
+
+def _swatch(colors: Sequence[str], x: float, y: float, s: float) -> list[Shape]:
+    """A legend's square of side s at (x, y): copies in several colours get one stripe each."""
+    out: list[Shape] = []
+    band = s / len(colors)
+    for j, color in enumerate(colors):
+        out.append(Polygon(((x + j * band, y), (x + (j + 1) * band, y), (x + (j + 1) * band, y + s),
+                            (x + j * band, y + s)), color))
+    corners = ((x, y), (x + s, y), (x + s, y + s), (x, y + s))
+    out += [Line(corners[i], corners[(i + 1) % 4], INK, 0.8) for i in range(4)]
+    return out
 
 
 def _legend(
@@ -138,21 +216,34 @@ def _legend(
     out: list[Shape] = []
     row = size * 1.6
     per_col = max(1, int(max_h // row))
+    entries = [(colors, _clipped(text, LEGEND_CHARS)) for colors, text in entries]
     col_w = max((_text_width(t, size) for _, t in entries), default=0) + size * 2.2
     for i, (colors, text) in enumerate(entries):
         cx = x + (i // per_col) * col_w
         cy = y + (i % per_col) * row
         s = size * 1.05
-        band = s / len(colors)  # copies in several colours: one stripe each
-        for j, color in enumerate(colors):
-            out.append(Polygon(((cx + j * band, cy), (cx + (j + 1) * band, cy), (cx + (j + 1) * band, cy + s),
-                                (cx + j * band, cy + s)), color))
-        for a, b in (((cx, cy), (cx + s, cy)), ((cx + s, cy), (cx + s, cy + s)), ((cx + s, cy + s), (cx, cy + s)),
-                     ((cx, cy + s), (cx, cy))):
-            out.append(Line(a, b, INK, 0.8))
+        out += _swatch(colors, cx, cy, s)
         out.append(Text((cx + s + size * 0.5, cy + s / 2), text, size, anchor="lm"))
     cols = math.ceil(len(entries) / per_col) if entries else 0
     return out, cols * col_w, min(len(entries), per_col) * row
+
+
+def _legend_rows(
+    entries: Sequence[tuple[tuple[str, ...], str]], x: float, y: float, size: float, width: float
+) -> tuple[list[Shape], float]:
+    """Swatches and names side by side from (x, y), a new row where `width` is full; the height used."""
+    out: list[Shape] = []
+    row = size * 1.5
+    cx, cy = x, y
+    for colors, text in entries:
+        s = size * 1.05
+        w = s + size * 0.4 + _text_width(text, size) + size * 0.9
+        if cx > x and cx + w > x + width:
+            cx, cy = x, cy + row
+        out += _swatch(colors, cx, cy, s)
+        out.append(Text((cx + s + size * 0.4, cy + s / 2), text, size, anchor="lm"))
+        cx += w
+    return out, (cy - y + row) if entries else 0.0
 
 
 def solution_drawing(
@@ -183,6 +274,7 @@ def solution_drawing(
         width += w + margin
         height = max(height, top + h + margin)
     if title:
+        title = _title_fitted(title, width, FONT_SIZE * 1.1)
         shapes.append(Text((margin, margin + FONT_SIZE), title, FONT_SIZE * 1.1, anchor="ls"))
         width = max(width, margin * 2 + _text_width(title, FONT_SIZE * 1.1))
     return Drawing(math.ceil(width), math.ceil(height), shapes)
@@ -201,18 +293,32 @@ def _part_labels(parts: Sequence[Part], cam: Projection, frame: Frame) -> list[S
 
 
 def sheet_drawing(
-    solutions: Sequence[tuple[str, Sequence[Part]]],
+    solutions: Sequence[tuple[str, Sequence[Part] | Drawing]],
     *,
     view: str | Sequence[float] = "front-right",
     unit: float = 22.0,
     title: str | None = None,
     legend: bool = True,
 ) -> Drawing:
-    """Several solutions side by side (a contact sheet), each captioned, one legend for all."""
+    """Several solutions side by side (a contact sheet), each captioned, with a truthful legend.
+
+    A solution is its parts, or a drawing made already (a chain's: `chain_drawing`, untitled).
+
+    When every picture has the same pieces in the same colours, one legend to the right serves
+    them all; otherwise (piece ranges: each solution uses other pieces; colours chosen per
+    solution) each picture has its own, under its caption.
+    """
     cam = projection(view)
-    boxes = [_bounds(_cube_points(parts, cam)) for _, parts in solutions]
-    cell_w = max(b[2] - b[0] for b in boxes) * unit
+    boxes = [(0.0, 0.0, p.width / unit, p.height / unit) if isinstance(p, Drawing) else _bounds(_cube_points(p, cam))
+             for _, p in solutions]
+    entries = [[] if isinstance(p, Drawing) else legend_entries(p) for _, p in solutions]
+    own = legend and any(e != entries[0] for e in entries)
+    legend = legend and bool(entries and entries[0])
+    small = FONT_SIZE * 0.8
+    cell_w = max(max(b[2] - b[0] for b in boxes) * unit, 150.0 if own else 0.0)
     cell_h = max(b[3] - b[1] for b in boxes) * unit
+    legends = [_legend_rows(e, 0.0, 0.0, small, cell_w) for e in entries] if own else []
+    below = max((h for _, h in legends), default=0.0)
     n = max(1, len(solutions))
     # a little wider than tall, with as few empty places in the last row as possible
     widths = range(math.ceil(math.sqrt(n)), math.ceil(math.sqrt(n * 1.8)) + 1)
@@ -220,24 +326,36 @@ def sheet_drawing(
     gap, margin = 18.0, 16.0
     top = margin + (FONT_SIZE * 1.8 if title else 0)
     shapes: list[Shape] = []
+    panels: list[tuple[float, float, float, float]] = []
     caption = FONT_SIZE * 0.9
+    panel_h = cell_h + caption * 1.6 + (below + small * 0.4 if own else 0)
     for i, ((name, parts), box) in enumerate(zip(solutions, boxes, strict=True)):
         cx = margin + (i % cols) * (cell_w + gap)
-        cy = top + (i // cols) * (cell_h + gap + caption * 1.6)
+        cy = top + (i // cols) * (panel_h + gap)
         frame = Frame(unit, (cx + (cell_w - (box[2] - box[0]) * unit) / 2 - box[0] * unit, cy - box[1] * unit))
-        shapes += cube_shapes(parts, cam, frame, view)
-        shapes.append(Text((cx + cell_w / 2, cy + cell_h + caption * 1.1), name, caption, anchor="ms"))
+        if isinstance(parts, Drawing):
+            shapes += _mapped(parts.shapes, 1.0, frame.origin)
+        else:
+            shapes += cube_shapes(parts, cam, frame, view)
+        shapes.append(Text((cx + cell_w / 2, cy + cell_h + caption * 1.1), _clipped(name, LEGEND_CHARS), caption,
+                           anchor="ms"))
+        if own:
+            items, _ = _legend_rows(entries[i], cx, cy + cell_h + caption * 1.6, small, cell_w)
+            shapes += items
+        panels.append((cx, cy, cx + cell_w, cy + panel_h))
     rows = math.ceil(len(solutions) / cols)
     width = margin * 2 + cols * cell_w + (cols - 1) * gap
-    height = top + rows * (cell_h + caption * 1.6) + (rows - 1) * gap + margin
-    if solutions and legend:
-        items, w, h = _legend(legend_entries(solutions[0][1]), width, top, FONT_SIZE, max(height - top - margin, 200))
+    height = top + rows * panel_h + (rows - 1) * gap + margin
+    if solutions and legend and not own:
+        items, w, h = _legend(entries[0], width, top, FONT_SIZE, max(height - top - margin, 200))
         shapes += items
         width += w + margin
         height = max(height, top + h + margin)
     if title:
+        title = _title_fitted(title, width, FONT_SIZE * 1.1)
         shapes.append(Text((margin, margin + FONT_SIZE), title, FONT_SIZE * 1.1, anchor="ls"))
-    return Drawing(math.ceil(width), math.ceil(height), shapes)
+        width = max(width, margin * 2 + _text_width(title, FONT_SIZE * 1.1))
+    return Drawing(math.ceil(width), math.ceil(height), shapes, panels)
 
 
 CHAIN_COLORS = ("#f2d29b", "#b9783f")
@@ -298,6 +416,7 @@ def chain_drawing(
     width = margin * 2 + (x1 - x0) * unit
     height = top + (y1 - y0) * unit + margin
     if title:
+        title = _title_fitted(title, width, FONT_SIZE * 1.1)
         shapes_all.append(Text((margin, margin + FONT_SIZE), title, FONT_SIZE * 1.1, anchor="ls"))
         width = max(width, margin * 2 + _text_width(title, FONT_SIZE * 1.1))
     return Drawing(math.ceil(width), math.ceil(height), shapes_all)
@@ -350,6 +469,7 @@ def to_png(drawing: Drawing) -> bytes:
     """The drawing as a PNG, painted with Pillow at SUPERSAMPLE times the size, then reduced."""
     from PIL import Image, ImageDraw, ImageFont
 
+    check("max_pixels", f"the picture of {drawing.width}x{drawing.height} pixels", drawing.width * drawing.height)
     k = SUPERSAMPLE
     img = Image.new("RGB", (drawing.width * k, drawing.height * k), BACKGROUND)
     pen = ImageDraw.Draw(img)
@@ -397,19 +517,56 @@ def draw_solution(
     explode: bool = False,
     title: str | None = None,
     unit: float = 44.0,
+    marks: Mapping[str, Mapping[Cell, tuple[str, str]]] | None = None,
 ) -> Drawing:
-    """One solution (`{label: cells}`): a chain is drawn as a chain, anything else as coloured pieces."""
+    """One solution (`{label: cells}`): a chain is drawn as a chain, anything else as coloured pieces
+    (with their constraint colours, `scene.constraint_marks`)."""
     from .scene import parts_of
 
     if is_chain(pieces):
-        # Seen exactly along a cube diagonal, a folded chain's cubes hide one behind the other: turn a little.
-        v = VIEWS[view]
-        return chain_drawing(pieces, view=(v[0], v[1] * 0.45, v[2] * 0.6), unit=unit * 0.8,
-                             spread=2.2 if explode else 1.6, title=title)
-    parts = parts_of(pieces, colors)
+        return _folded_chain(pieces, view, explode, unit, title)
+    parts = parts_of(pieces, colors, marks=marks)
     if explode:
-        parts = exploded(parts)
+        parts = exploded(parts, view)
     return solution_drawing(parts, view=view, title=title, unit=unit)
+
+
+def _folded_chain(
+    pieces: Mapping[str, Sequence[Sequence[int]]], view: str, explode: bool, unit: float, title: str | None
+) -> Drawing:
+    # Seen exactly along a cube diagonal, a folded chain's cubes hide one behind the other: turn a little.
+    v = VIEWS[view]
+    return chain_drawing(pieces, view=(v[0], v[1] * 0.45, v[2] * 0.6), unit=unit * 0.8,
+                         spread=2.2 if explode else 1.6, title=title)
+
+
+def draw_sheet(
+    solutions: Sequence[tuple[str, Mapping[str, Sequence[Sequence[int]]]]],
+    colors: Mapping[str, str | None] | None = None,
+    names: Sequence[str] = (),
+    *,
+    view: str = "front-right",
+    explode: bool = False,
+    title: str | None = None,
+    marks: Sequence[Mapping[str, Mapping[Cell, tuple[str, str]]]] = (),
+) -> Drawing:
+    """A contact sheet of (caption, solution) pairs, each drawn with its own pieces and cells (and
+    `marks`, each solution's constraint colours).
+
+    Colours come from `scene.solution_colors` over all of them (the same piece in the same colour
+    on every picture where the palette allows it); chains are drawn as chains.
+    """
+    from .scene import parts_of, solution_colors
+
+    palettes = solution_colors([p for _, p in solutions], colors, names)
+    items: list[tuple[str, Sequence[Part] | Drawing]] = []
+    for i, ((caption, pieces), palette) in enumerate(zip(solutions, palettes, strict=True)):
+        if is_chain(pieces):
+            items.append((caption, _folded_chain(pieces, view, explode, 22.0, None)))
+            continue
+        parts = parts_of(pieces, palette=palette, marks=marks[i] if marks else None)
+        items.append((caption, exploded(parts, view) if explode else parts))
+    return sheet_drawing(items, view=view, title=title)
 
 
 def unfolded_chain(chain: Chain) -> dict[str, list[Cell]]:
@@ -443,6 +600,6 @@ def pieces_drawing(
 
 
 __all__ = [
-    "Drawing", "Polygon", "Line", "Text", "base_name", "chain_drawing", "draw_solution", "encode", "pieces_drawing",
-    "sheet_drawing", "solution_drawing", "to_png", "to_svg",
+    "Drawing", "Polygon", "Line", "Text", "base_name", "chain_drawing", "draw_sheet", "draw_solution", "encode",
+    "fitted", "pieces_drawing", "sheet_drawing", "solution_drawing", "to_png", "to_svg",
 ]

@@ -14,14 +14,15 @@ Everything here is pure: plain tuples and frozen dataclasses in, the same out.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
 from ..errors import CpsolveError
 from ..puzzle.colors import css_color
-from ..puzzle.geometry import FACE_STEPS, Cell, normalize, orientations
+from ..puzzle.geometry import ALL_TRANSFORMS, FACE_STEPS, ROTATIONS, Cell, bounding_size, normalize, orientations
+from ..puzzle.model import Puzzle
 
 Vec = tuple[float, float, float]
 Point = tuple[float, float]
@@ -53,12 +54,15 @@ DEFAULT_VIEW = "front-right"
 
 @dataclass(frozen=True)
 class Part:
-    """One placed piece: what the legend calls it, its colour and its cells (already shifted)."""
+    """One placed piece: what the legend calls it, its colour and its cells (already shifted).
+
+    `marks` are the constraint colours on some of its cells: (cell, colour name, colour drawn)."""
 
     label: str
     name: str
     color: str
     cells: tuple[Cell, ...]
+    marks: tuple[tuple[Cell, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,31 +148,130 @@ def base_name(label: str) -> str:
     return label.split("#")[0]
 
 
-def piece_colors(labels: Iterable[str], colors: Mapping[str, str | None] | None = None) -> dict[str, str]:
-    """A colour per label: the piece's own `color:`, else the next palette colour unused by others.
+def piece_colors(
+    labels: Iterable[str],
+    colors: Mapping[str, str | None] | None = None,
+    touching: Iterable[tuple[str, str]] = (),
+    near: Iterable[tuple[str, str]] = (),
+) -> dict[str, str]:
+    """A colour per label: the piece's own `color:`, else a palette colour.
 
-    Copies of a piece without a colour each take the next palette colour, so that 25 identical
-    pieces read as 25 pieces; copies of a coloured piece keep its hue with slightly different
-    lightness (the puzzle's own colours matter more), and their outlines separate them anyway.
-    Colours are made #rrggbb here as the loader makes them, for a puzzle built in code.
+    While the palette (less the puzzle's own colours) has a colour for each uncoloured label, each
+    takes the next one, so that 25 identical pieces of a small set read as 25 pieces and a piece
+    keeps its colour from one solution to the next. With more labels than colours, colours must
+    repeat; then they are chosen by a greedy colouring of the contact graph (`touching`: pairs of
+    labels whose pieces share a face), so that pieces that touch differ: each label, in order,
+    takes a colour none of its neighbours has, if it can one that no piece `near` it has either
+    (pairs that meet along an edge: side by side in a picture too), then the least used (palette
+    order breaks ties); when every colour is taken by a neighbour, the one fewest neighbours have.
+    Copies of a coloured piece keep its hue with slightly different lightness (the puzzle's own
+    colours matter more), and their outlines separate them anyway. Colours are made #rrggbb here
+    as the loader makes them, for a puzzle built in code.
     """
-    colors = {name: _own_color(name, c) for name, c in (colors or {}).items() if c}
-    taken = {c.lower() for c in colors.values() if c}
-    free = [c for c in PALETTE if c not in taken] or list(PALETTE)
-    copies: dict[str, int] = {}
+    labels = list(labels)
+    own_colors = {name: _own_color(name, c) for name, c in (colors or {}).items() if c}
+    free = _free_palette(own_colors)
+    plain = [label for label in labels if base_name(label) not in own_colors]
     out: dict[str, str] = {}
-    next_free = 0
+    if _all_distinct(labels, own_colors):
+        out.update(zip(plain, free, strict=False))
+    else:
+        neighbours = _graph(labels, touching)
+        close = _graph(labels, near)
+        used = dict.fromkeys(free, 0)
+        for label in plain:
+            beside = [out[n] for n in neighbours[label] if n in out]
+            by_edge = {out[n] for n in close[label] if n in out}
+            choice = min(free, key=lambda c: (c in beside, beside.count(c), c in by_edge, used[c], free.index(c)))
+            out[label] = choice
+            used[choice] += 1
+    copies: dict[str, int] = {}
     for label in labels:
         name = base_name(label)
-        own = colors.get(name)
+        own = own_colors.get(name)
         k = copies[name] = copies.get(name, -1) + 1
-        if not own:
-            out[label] = free[next_free % len(free)]
-            next_free += 1
-            continue
-        tint = (0.0, 0.18, -0.18, 0.09, -0.09)[k % 5]
-        out[label] = own if tint == 0 else mix(own, "#ffffff" if tint > 0 else "#000000", abs(tint))
+        if own:
+            tint = (0.0, 0.18, -0.18, 0.09, -0.09)[k % 5]
+            out[label] = own if tint == 0 else mix(own, "#ffffff" if tint > 0 else "#000000", abs(tint))
+    return {label: out[label] for label in labels}
+
+
+def _graph(labels: Iterable[str], pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {label: set() for label in labels}
+    for a, b in pairs:
+        if a in out and b in out:
+            out[a].add(b)
+            out[b].add(a)
     return out
+
+
+def _free_palette(own: Mapping[str, str]) -> list[str]:
+    """The palette less the puzzle's own colours (all of it if they take every colour)."""
+    taken = set(own.values())
+    return [c for c in PALETTE if c not in taken] or list(PALETTE)
+
+
+def _all_distinct(labels: Iterable[str], own: Mapping[str, str]) -> bool:
+    """Whether the free palette has a colour for each label without a colour of its own."""
+    return sum(1 for label in labels if base_name(label) not in own) <= len(_free_palette(own))
+
+
+def contacts(pieces: Mapping[str, Iterable[Sequence[int]]], steps: Sequence[Cell] = FACE_STEPS[0::2]
+             ) -> set[tuple[str, str]]:
+    """Pairs of labels whose pieces share a face: the contact graph that colours are chosen on
+    (with `steps` EDGE_STEPS, those that meet along an edge)."""
+    owner: dict[Cell, str] = {}
+    for label, cells in pieces.items():
+        for c in cells:
+            owner[(int(c[0]), int(c[1]), int(c[2]))] = label
+    out: set[tuple[str, str]] = set()
+    for cell, label in owner.items():
+        for step in steps:  # one of each opposite pair: each pair of cells is met once
+            other = owner.get(_add(cell, step))
+            if other is not None and other != label:
+                out.add((label, other) if label < other else (other, label))
+    return out
+
+
+EDGE_STEPS: tuple[Cell, ...] = ((1, 1, 0), (1, -1, 0), (1, 0, 1), (1, 0, -1), (0, 1, 1), (0, 1, -1))
+"""From a cell to the cells that meet it along an edge, one of each opposite pair."""
+
+
+def _colored(pieces: Mapping[str, Iterable[Sequence[int]]], colors: Mapping[str, str | None] | None
+             ) -> dict[str, str]:
+    """`piece_colors` on this solution's contact graph."""
+    return piece_colors(pieces, colors, contacts(pieces), contacts(pieces, EDGE_STEPS))
+
+
+def ordered_labels(solutions: Sequence[Mapping[str, object]], names: Sequence[str] = ()) -> list[str]:
+    """Every label of several solutions, once: by piece, in the order of the puzzle's piece `names`
+    when given (else as the pieces first appear), then by copy number."""
+    seen = dict.fromkeys(label for s in solutions for label in s)
+    rank = {n: i for i, n in enumerate(dict.fromkeys([*names, *(base_name(label) for label in seen)]))}
+
+    def order(label: str) -> tuple[int, int, str]:
+        _, _, copy = label.partition("#")
+        return (rank[base_name(label)], int(copy) if copy.isdigit() else 0, label)
+
+    return sorted(seen, key=order)
+
+
+def solution_colors(
+    solutions: Sequence[Mapping[str, Iterable[Sequence[int]]]],
+    colors: Mapping[str, str | None] | None = None,
+    names: Sequence[str] = (),
+) -> list[dict[str, str]]:
+    """The colour of each label in each of several solutions shown together (a sheet, a page).
+
+    When the palette has a colour for each label of them all (`ordered_labels`), a label has the
+    same colour in every solution, so that the same piece reads the same across a sheet;
+    otherwise each solution is coloured on its own contact graph (`piece_colors`).
+    """
+    every = ordered_labels(solutions, names)
+    if _all_distinct(every, {name: _own_color(name, c) for name, c in (colors or {}).items() if c}):
+        shared = piece_colors(every, colors)
+        return [{label: shared[label] for label in s} for s in solutions]
+    return [_colored(s, colors) for s in solutions]
 
 
 def _own_color(name: str, color: str) -> str:
@@ -179,18 +282,85 @@ def _own_color(name: str, color: str) -> str:
 
 
 def parts_of(
-    pieces: Mapping[str, Sequence[Sequence[int]]], colors: Mapping[str, str | None] | None = None
+    pieces: Mapping[str, Sequence[Sequence[int]]],
+    colors: Mapping[str, str | None] | None = None,
+    palette: Mapping[str, str] | None = None,
+    marks: Mapping[str, Mapping[Cell, tuple[str, str]]] | None = None,
 ) -> tuple[Part, ...]:
-    """A solution `{label: cells}` (as in the solutions file) as coloured parts, in the given order."""
-    palette = piece_colors(pieces, colors)
+    """A solution `{label: cells}` (as in the solutions file) as coloured parts, in the given order.
+
+    `palette` gives each label's colour when it was chosen already (`solution_colors`, for
+    solutions shown together); else the colours come from `piece_colors` on this solution's
+    contact graph, so that touching pieces differ even where colours must repeat. `marks` are the
+    constraint colours on the pieces' cells (`constraint_marks`).
+    """
+    if palette is None:
+        palette = _colored(pieces, colors)
     return tuple(
-        Part(label, base_name(label), palette[label], tuple(sorted(tuple(int(v) for v in c) for c in cells)))  # type: ignore[misc]
+        Part(label, base_name(label), palette[label], tuple(sorted(tuple(int(v) for v in c) for c in cells)),  # type: ignore[misc]
+             tuple((c, k, drawn) for c, (k, drawn) in sorted((marks or {}).get(label, {}).items())))
         for label, cells in pieces.items()
     )
 
 
 def shifted(part: Part, by: Cell) -> Part:
-    return Part(part.label, part.name, part.color, tuple((x + by[0], y + by[1], z + by[2]) for x, y, z in part.cells))
+    return Part(part.label, part.name, part.color, tuple(_add(c, by) for c in part.cells),
+                tuple((_add(c, by), name, color) for c, name, color in part.marks))
+
+
+MARK_PALETTE = ("#1a1a1a", "#f2f2f2", "#8c8c8c", "#d4a017", "#1f5fbf", "#b22222", "#2e8b57", "#7b3f9e")
+"""Colours drawn for constraint colours whose names are no colour (BurrTools' c1, c2, ...): black
+and white first, the usual pair (a checkerboard), then others far from them."""
+
+
+def mark_colors(puzzle: Puzzle) -> dict[str, str]:
+    """The colour drawn for each of the puzzle's constraint colours: itself where its name is a
+    colour (red, #a0522d), else the next of MARK_PALETTE not taken (in the order of the names, so
+    that a colour is drawn the same in every solution)."""
+    names = sorted({k for _, k in puzzle.container_colors} | {k for p in puzzle.pieces for _, k in p.colors})
+    out: dict[str, str] = {}
+    for name in names:
+        with contextlib.suppress(ValueError):
+            out[name] = css_color(name)
+    free = iter([c for c in MARK_PALETTE if c not in out.values()])
+    for name in names:
+        if name not in out:
+            out[name] = next(free, MARK_PALETTE[len(out) % len(MARK_PALETTE)])
+    return out
+
+
+def constraint_marks(puzzle: Puzzle | None, pieces: Mapping[str, Iterable[Sequence[int]]]
+                     ) -> dict[str, dict[Cell, tuple[str, str]]]:
+    """Which constraint colour (name, colour drawn) sits on each cell of each placed piece that has some.
+
+    A solution records cells, not how a piece was turned, so the turn is found again: the first
+    isometry (rotations first: a class's representative may be a mirror image) that maps the
+    piece onto its cells with every colour allowed where it lands. The puzzle refuses pieces
+    whose symmetry would make two such colourings possible.
+    """
+    coloured = {p.name: p for p in puzzle.pieces if p.colors} if puzzle is not None else {}
+    if not coloured:
+        return {}
+    assert puzzle is not None
+    ground = dict(puzzle.container_colors)
+    drawn = mark_colors(puzzle)
+    turns = (*ROTATIONS, *(t for t in ALL_TRANSFORMS if t.is_reflection))
+    out: dict[str, dict[Cell, tuple[str, str]]] = {}
+    for label, cells in pieces.items():
+        piece = coloured.get(base_name(label))
+        if piece is None:
+            continue
+        target = {(int(c[0]), int(c[1]), int(c[2])) for c in cells}
+        low = tuple(min(c[i] for c in target) for i in range(3))
+        paint = dict(piece.colors)
+        for t in turns:
+            moved = {t.apply(c): paint.get(c, "") for c in piece.shape}
+            by = tuple(low[i] - min(c[i] for c in moved) for i in range(3))
+            placed = {_add(c, by): k for c, k in moved.items()}
+            if placed.keys() == target and all(puzzle.color_allows(k, ground.get(c)) for c, k in placed.items()):
+                out[label] = {c: (k, drawn[k]) for c, k in placed.items() if k}
+                break
+    return out
 
 
 # -- faces and outlines ------------------------------------------------------------------------
@@ -248,6 +418,14 @@ def outer_faces(cells: Iterable[Cell]) -> list[tuple[Cell, int, tuple[bool, bool
     return out
 
 
+def _minus(a: Sequence[float], b: Sequence[float]) -> Vec:
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def _scaled(a: Sequence[float], k: float) -> Vec:
+    return (a[0] * k, a[1] * k, a[2] * k)
+
+
 def _add(a: Sequence[int], b: Sequence[int]) -> Cell:
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
@@ -292,38 +470,111 @@ def explode_directions(parts: Sequence[Part]) -> list[Vec]:
     return out
 
 
-def exploded(parts: Sequence[Part], spread: float = 1.0) -> tuple[Part, ...]:
-    """The parts pulled apart from the centre by whole cells, until no two of them touch.
+def exploded(parts: Sequence[Part], view: str | Sequence[float] = DEFAULT_VIEW) -> tuple[Part, ...]:
+    """The parts pulled apart for a picture seen from `view`: no two of them overlap in the picture.
 
-    The scale grows from `spread` until every pair of parts has at least one empty cell between
-    them, so each part shows all its sides; a part at the very centre stays put and is seen through
-    the gaps.
+    Each part moves along its own direction from the centre of the whole (`explode_directions`),
+    by whole cells, just far enough that its picture keeps a gap to the parts placed before it;
+    parts are placed from the centre outwards, so the inner ones stay near where they are and the
+    picture stays compact (a common scale for all, as before, left wide empty spaces between the
+    outer parts while two parts flying off the same way still overlapped). A part at the centre
+    (no direction of its own) tries the six axes and takes the nearest free place. Whole cells
+    keep the painter's order exact; the overlap test is exact too (`_Lattice`).
     """
-    directions = explode_directions(parts)
-    scale = spread
-    for _ in range(40):
-        moved = tuple(
-            shifted(p, (round(d[0] * scale), round(d[1] * scale), round(d[2] * scale)))
-            for p, d in zip(parts, directions, strict=True)
-        )
-        if _apart(moved):
-            return moved
-        scale += 0.5
-    return tuple(parts)
+    lattice = _Lattice(view)
+    toward = projection(view).toward
+    # Only the part of a direction across the line of sight shows: moving along the rest is wasted.
+    directions = [_minus(d, _scaled(toward, _dot(d, toward))) for d in explode_directions(parts)]
+    order = sorted(range(len(parts)), key=lambda i: (_dot(directions[i], directions[i]), i))
+    size = max(bounding_size([c for p in parts for c in p.cells]))
+    blocked: set[tuple[int, int]] = set()
+    out: list[Part | None] = [None] * len(parts)
+    axes: list[Vec] = [(float(a[0]), float(a[1]), float(a[2])) for a in DIRECTIONS]
+    for i in order:
+        d = directions[i]
+        length = math.sqrt(_dot(d, d))
+        # its own direction first, then others turned a little from it about the line of sight (a way
+        # past a part in front); each costs a little more than its own, so a part keeps it when it can
+        own = [(_unit(_turned(d, toward, a)), 1 + abs(a) / 2) for a in ANGLES] if length > 0.3 else []
+        by = _nearest_free(parts[i].cells, own, lattice, blocked, 8 * size) if own else None
+        if by is None:  # no direction of its own, or one along the line of sight: the nearest axis that works
+            by = _nearest_free(parts[i].cells, [(a, 1.0) for a in axes], lattice, blocked, 8 * size) or (0, 0, 0)
+        out[i] = shifted(parts[i], by)
+        blocked |= lattice.cover(parts[i].cells, by, grown=True)
+    return tuple(p for p in out if p is not None)
 
 
-def _apart(parts: Sequence[Part]) -> bool:
-    owner: dict[Cell, int] = {}
-    for i, p in enumerate(parts):
-        for c in p.cells:
-            owner[c] = i
-    for i, p in enumerate(parts):
-        for c in p.cells:
-            for step in FACE_STEPS:
-                j = owner.get(_add(c, step))
-                if j is not None and j != i:
-                    return False
-    return True
+ANGLES = (0.0, 0.3, -0.3, 0.6, -0.6)
+"""Turns (radians) of an exploding part's direction that `exploded` tries, its own first."""
+
+
+def _turned(d: Vec, axis: Vec, angle: float) -> Vec:
+    """d turned by `angle` about the unit `axis` (Rodrigues), for a d square to the axis."""
+    c, s = math.cos(angle), math.sin(angle)
+    k = _cross(axis, d)
+    return (d[0] * c + k[0] * s, d[1] * c + k[1] * s, d[2] * c + k[2] * s)
+
+
+def _nearest_free(
+    cells: Sequence[Cell], ways: Sequence[tuple[Vec, float]], lattice: _Lattice, blocked: set[tuple[int, int]],
+    limit: float,
+) -> Cell | None:
+    """The cheapest shift along one of `ways` (unit direction, cost per cell), in whole cells found
+    in half-cell steps, that puts the cells' picture clear of `blocked`; None within `limit` cells
+    (a way that runs along the line of sight hardly moves the picture)."""
+    best: tuple[float, Cell] | None = None
+    base = lattice.cover(cells)
+    for way, cost in ways:
+        t = 0.0
+        while t <= limit and (best is None or t * cost < best[0]):
+            by = (round(way[0] * t), round(way[1] * t), round(way[2] * t))
+            i, j = lattice.centre(by)  # linear: the picture of the cells moved by `by` is theirs moved by this
+            if not any((x + 3 * i, y + 3 * j) in blocked for x, y in base):
+                best = (t * cost, by)
+                break
+            t += 0.5
+    return None if best is None else best[1]
+
+
+class _Lattice:
+    """Where cubes land in an isometric picture, exactly, as triangles of the picture's lattice.
+
+    Seen along (sx, sy, sz) (each ±1), a point p of the cube lattice projects to the lattice point
+    (p0 - sx*sz*p2, p1 - sy*sz*p2) of the plane (integer coordinates: moving along the view does
+    not change them). A unit cube projects to a hexagon around the image of its corner nearest the
+    eye, made of six triangles of that lattice; a triangle is named by three times its centroid.
+    Two sets of cubes overlap in the picture exactly when their triangle sets meet.
+    """
+
+    def __init__(self, view: str | Sequence[float]) -> None:
+        v = VIEWS[view] if isinstance(view, str) else tuple(view)
+        if any(abs(abs(x) - 1) > 1e-9 for x in v):
+            raise ValueError(f"an exploded picture needs an isometric view (each component ±1), not {v}")
+        self.s = (1 if v[0] > 0 else -1, 1 if v[1] > 0 else -1, 1 if v[2] > 0 else -1)
+        a, b = self.s[0], self.s[1]
+        ring = [(a, 0), (a, b), (0, b), (-a, 0), (-a, -b), (0, -b)]  # the six neighbours, in turn
+        self.hexagon = [(ring[k][0] + ring[(k + 1) % 6][0], ring[k][1] + ring[(k + 1) % 6][1]) for k in range(6)]
+        # a hexagon and the ring of triangles around it: cubes apart by this much leave a gap between them
+        self.grown = sorted({(3 * m[0] + t[0], 3 * m[1] + t[1]) for m in [(0, 0), *ring] for t in self.hexagon})
+
+    def centre(self, p: Sequence[int]) -> tuple[int, int]:
+        """Where the lattice point p lands (linear in p)."""
+        sx, sy, sz = self.s
+        return (p[0] - sx * sz * p[2], p[1] - sy * sz * p[2])
+
+    def near_corner(self, cell: Sequence[int]) -> Cell:
+        """The cube's corner nearest the eye, which lands in the middle of the cube's hexagon."""
+        return (cell[0] + (1 + self.s[0]) // 2, cell[1] + (1 + self.s[1]) // 2, cell[2] + (1 + self.s[2]) // 2)
+
+    def cover(self, cells: Iterable[Sequence[int]], by: Sequence[int] = (0, 0, 0), grown: bool = False
+              ) -> set[tuple[int, int]]:
+        """The triangles the cubes cover in the picture (with `grown`, and a ring of triangles around them)."""
+        shape = self.grown if grown else self.hexagon
+        out: set[tuple[int, int]] = set()
+        for c in cells:
+            i, j = self.centre(self.near_corner((c[0] + by[0], c[1] + by[1], c[2] + by[2])))
+            out.update((3 * i + t[0], 3 * j + t[1]) for t in shape)
+        return out
 
 
 def flat_orientation(cells: Iterable[Cell]) -> tuple[Cell, ...]:
@@ -372,17 +623,37 @@ class Step:
 
     `part` names the pieces of the (sub-)assembly the move happens in, when that is more than
     the pieces still in place: played backwards, those pieces are on show while the move is made.
+    `out` says the move takes the pieces out of it (played backwards: they come in from outside).
     """
 
     pieces: tuple[str, ...]
     move: Cell
     part: tuple[str, ...] = ()
+    out: bool = False
 
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {"pieces": list(self.pieces), "move": list(self.move)}
         if self.part:
             out["part"] = list(self.part)
+        if self.out:
+            out["out"] = True
         return out
+
+
+def clearance(moving: Iterable[Sequence[int]], rest: Iterable[Sequence[int]], direction: Sequence[int],
+              gap: int = 1) -> int:
+    """How far cells sliding along an axis go until their bounding box is `gap` cells clear of the rest's.
+
+    That is as far as a part taken out needs to go to be seen apart, and no farther, so that an
+    assembly played backwards stays within a view not much larger than the puzzle.
+    """
+    axis = next(i for i in range(3) if direction[i])
+    ours = [c[axis] for c in moving]
+    theirs = [c[axis] for c in rest]
+    if not theirs:
+        return max(ours) - min(ours) + 1 + gap
+    ahead = max(theirs) - min(ours) + 1 if direction[axis] > 0 else max(ours) - min(theirs) + 1
+    return max(ahead, 0) + gap
 
 
 def removal_order(pieces: Mapping[str, Sequence[Sequence[int]]]) -> list[tuple[str, Cell]] | None:
@@ -448,25 +719,25 @@ def removal_order(pieces: Mapping[str, Sequence[Sequence[int]]]) -> list[tuple[s
     return order
 
 
-def assembly_steps(pieces: Mapping[str, Sequence[Sequence[int]]]) -> list[Step] | None:
-    """The removal order as disassembly steps: each piece slides out far enough to be clear of the rest.
+def assembly_steps(
+    pieces: Mapping[str, Sequence[Sequence[int]]], order: Sequence[tuple[str, Cell]] | None = None
+) -> list[Step] | None:
+    """A removal order (`removal_order`'s unless given) as disassembly steps: each piece slides out
+    just clear of the pieces left; None when the pieces interlock.
 
     Steps use the same form as a disassembly found elsewhere (`pieces`, `move`), so the page plays
     both the same way: backwards, as an assembly.
     """
-    order = removal_order(pieces)
+    if order is None:
+        order = removal_order(pieces)
     if order is None:
         return None
-    allc = [c for cs in pieces.values() for c in cs]
-    reach = max(max(c[i] for c in allc) - min(c[i] for c in allc) + 1 for i in range(3)) + 1
-    return [Step((k,), (d[0] * reach, d[1] * reach, d[2] * reach)) for k, d in order]
-
-
-def touching_pairs(parts: Sequence[Part]) -> set[tuple[int, int]]:
-    """Pairs of parts that share a face (used by tests and by the exploded layout's checks)."""
-    owner = {c: i for i, p in enumerate(parts) for c in p.cells}
-    out = set()
-    for i, j in combinations(range(len(parts)), 2):
-        if any(owner.get(_add(c, s)) == j for c in parts[i].cells for s in FACE_STEPS):
-            out.add((i, j))
+    # a piece's bounding box (two corners) says as much as its cells about how far it must go
+    left = {k: [(min(xs), min(ys), min(zs)), (max(xs), max(ys), max(zs))]
+            for k, (xs, ys, zs) in ((k, tuple(zip(*cs, strict=True))) for k, cs in pieces.items())}
+    out = []
+    for k, d in order:
+        moving = left.pop(k)
+        far = clearance(moving, [c for box in left.values() for c in box], d)
+        out.append(Step((k,), (d[0] * far, d[1] * far, d[2] * far), out=True))
     return out

@@ -8,15 +8,18 @@ complete file gives the total count; the lines themselves give the count up to s
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import CpsolveError, unreadable
+from ..limits import active, exceeded
 from ..problem.placements import ExactCoverProblem
+from ..puzzle.assembly import check_cells
 from ..puzzle.geometry import Cell
 from ..puzzle.names import safe_stem
 from ..search.journal import MAGIC, same_file
@@ -118,13 +121,13 @@ def rows_as_placements(problem: ExactCoverProblem, rows: Sequence[int]) -> list[
 
 
 def class_line(puzzle: str, index: int, assemblies: int, mirror_distinct: bool, pieces: dict[str, list[Cell]],
-               extra: dict[str, object] | None = None) -> str:
+               extra: dict[str, object] | None = None, id: str | None = None) -> str:
     """One line of the solutions file; `extra` adds keys after `pieces` (`enumerate --disassemble`
-    adds `level` and `moves`)."""
+    adds `level` and `moves`); `id`, the class's stable id, goes after `class` (None: no `id` key)."""
     # The same text json.dumps(record, separators=(",", ":")) gives, written directly: a run with many
     # classes writes one line per class (Bedlam: 19,186), and the generic encoder cost 30 µs a line.
     cells = ",".join(json.dumps(k) + _cells_text(v) for k, v in pieces.items())
-    return _record(json.dumps(puzzle), index, assemblies, mirror_distinct, cells, extra)
+    return _record(json.dumps(puzzle), index, assemblies, mirror_distinct, cells, extra, id)
 
 
 def _cells_text(cells: Sequence[Cell]) -> str:
@@ -133,9 +136,10 @@ def _cells_text(cells: Sequence[Cell]) -> str:
 
 
 def _record(puzzle_json: str, index: int, assemblies: int, mirror_distinct: bool, pieces_text: str,
-            extra: dict[str, object] | None) -> str:
+            extra: dict[str, object] | None, id: str | None = None) -> str:
     """A solutions-file line around the text of its pieces (`class_line` and `LineWriter` both)."""
-    head = (f'{{"puzzle":{puzzle_json},"class":{int(index)},"assemblies":{int(assemblies)},'
+    named = "" if id is None else f'"id":"{id}",' if id.isalnum() and id.isascii() else f'"id":{json.dumps(id)},'
+    head = (f'{{"puzzle":{puzzle_json},"class":{int(index)},{named}"assemblies":{int(assemblies)},'
             f'"mirror_distinct":{"true" if mirror_distinct else "false"},"pieces":{{{pieces_text}}}')
     if not extra:
         return head + "}"
@@ -173,7 +177,8 @@ class LineWriter:
         return name
 
     def line(self, index: int, assemblies: int, mirror_distinct: bool,
-             placements: Sequence[tuple[int, tuple[int, ...]]], extra: dict[str, object] | None = None) -> str:
+             placements: Sequence[tuple[int, tuple[int, ...]]], extra: dict[str, object] | None = None,
+             id: str | None = None) -> str:
         """The line of one class; `placements` as `SolutionClass.placements` holds them: (piece index,
         sorted cell indices), in sorted order, which is the order of the labels and copy numbers."""
         parts = []
@@ -186,43 +191,107 @@ class LineWriter:
                 parts.append((self.copy_names.get((piece, k)) or self._copy_name(piece, k)) + text)
             else:
                 parts.append(names[piece] + text)
-        return _record(self.puzzle, index, assemblies, mirror_distinct, ",".join(parts), extra)
+        return _record(self.puzzle, index, assemblies, mirror_distinct, ",".join(parts), extra, id)
 
 
-def read_solution_line(path: Path, index: int) -> dict[str, Any]:
-    """The `index`-th (0-based) solution of a JSON-lines file written by `cpsolve enumerate --out`."""
-    count = 0
+def rows_of(problem: ExactCoverProblem, pieces: Mapping[str, Sequence[Sequence[int]]]) -> list[int] | None:
+    """The rows of `problem` that place `pieces` ({label: cells}, as `labelled` writes them), or None when a
+    piece is not one of the problem's placements (another puzzle, a chain's numbered cubes)."""
+    piece_of = {name: i for i, name in enumerate(problem.piece_names)}
+    cell_of = {c: i for i, c in enumerate(problem.cells)}
+    row_of = {(row.piece, tuple(sorted(row.cells))): r for r, row in enumerate(problem.rows)}
+    rows = []
+    for label, cells in pieces.items():
+        piece = piece_of.get(label.rpartition("#")[0] if "#" in label else label)
+        try:
+            key = (piece, tuple(sorted(cell_of[(int(c[0]), int(c[1]), int(c[2]))] for c in cells)))
+        except KeyError:
+            return None
+        if (row := row_of.get(key)) is None:  # type: ignore[arg-type]
+            return None
+        rows.append(row)
+    return rows
+
+
+def sort_by_id(path: Path, ids: Sequence[str]) -> None:
+    """Rewrite a solutions file in the order of its classes' ids, each line's `class` its rank among `ids`
+    (every class of the puzzle: a file that holds only some, `--min-level`, keeps the ranks of all), so
+    that two complete runs of one puzzle write the same bytes, whatever their backend or workers. The
+    file is written beside and renamed into place: a kill leaves the old file or the new one."""
+    rank = {k: i for i, k in enumerate(sorted(ids))}
+    try:
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        records.sort(key=lambda r: str(r.get("id")))
+        for r in records:
+            r["class"] = rank[r["id"]]
+        temporary = path.with_name(f".{path.name}.sorting")
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise CpsolveError(f"cannot sort the solutions file: {exc.strerror or exc}", where=str(path),
+                           exit_code=1) from None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(number from 1, text) of each line of a solutions file, each read no further than the file-size
+    limit (`--max-file-bytes`): a line of 1.5 GB was read whole (3.1 GB)."""
+    limit = active().max_file_bytes
     try:
         with path.open(encoding="utf-8") as fh:
-            for count, line in enumerate(fh, start=1):
-                if count - 1 == index:
-                    return _parse_line(line, path, index)
+            for n in itertools.count(1):
+                line = fh.readline(limit + 1)
+                if not line:
+                    return
+                if len(line) > limit:
+                    raise CpsolveError(exceeded("max_file_bytes", "the line's length", None).message,
+                                       where=f"{path}:{n}")
+                yield n, line
     except (OSError, UnicodeDecodeError) as exc:
         raise unreadable(path, exc) from None
-    raise CpsolveError(f"holds {count} solutions (indices 0 to {count - 1}); there is no index {index}",
-                       where=str(path))
 
 
-def read_solutions(path: Path, limit: int = 0) -> list[dict[str, Any]]:
-    """Every solution line of a JSON-lines file (the first `limit` when > 0), each checked as
-    `read_solution_line` checks one; a file with none is an error. One pass over the file."""
-    out: list[dict[str, Any]] = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh):
-                if limit and len(out) >= limit:
-                    break
-                if line.strip():
-                    out.append(_parse_line(line, path, n))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(path, exc) from None
+def read_solutions(path: Path, limit: int = 0, start: int = 0) -> list[tuple[int, dict[str, Any]]]:
+    """Every solution line of a JSON-lines file from line `start` (0-based; the first `limit` when > 0), with
+    its line number (from 1), each parsed and checked by `_parse_line`; a file with none there is an
+    error. One pass over the file."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    n = 0
+    for n, line in _lines(path):
+        if n <= start:
+            continue
+        if limit and len(out) >= limit:
+            break
+        if line.strip():
+            out.append((n, _parse_line(line, path, n)))
     if not out:
+        if start:
+            raise CpsolveError(f"holds {n} solutions (indices 0 to {n - 1}); there is no index {start}",
+                               where=str(path))
         raise CpsolveError("holds no solutions", where=str(path))
     return out
 
 
+def is_solution_line(line: bytes) -> bool:
+    """Whether a file whose first line is `line` is a solutions file (what `cpsolve.source` asks): that line is
+    a JSON object with `pieces`, and not a puzzle file written as one line of JSON, whose `pieces` maps
+    names to pieces (mappings), where a solution's maps labels to cells (lists)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(record, dict) or "pieces" not in record:
+        return False
+    pieces = record["pieces"]
+    return not (isinstance(pieces, dict) and pieces and all(isinstance(v, dict) for v in pieces.values()))
+
+
 def _parse_line(line: str, path: Path, n: int) -> dict[str, Any]:
-    where = f"{path}:{n + 1}"
+    """Line `n` (from 1) as a record, its pieces' cells as tuples, checked for what needs no puzzle
+    (`check_cells`: labels, no cell twice, the limits on cells and the bounding box)."""
+    where = f"{path}:{n}"
     try:
         record: dict[str, Any] = json.loads(line)
         pieces = record["pieces"]
@@ -235,5 +304,7 @@ def _parse_line(line: str, path: Path, n: int) -> dict[str, Any]:
         ok = False
     if not ok:
         raise CpsolveError("not a solution line written by 'cpsolve enumerate --out'", where=where)
-    record["pieces"] = {k: [tuple(int(v) for v in c) for c in cells] for k, cells in pieces.items()}
+    record["pieces"] = {k: [(c[0], c[1], c[2]) for c in cells] for k, cells in pieces.items()}
+    if (why := check_cells(record["pieces"])) is not None:
+        raise CpsolveError(why, where=where)
     return record

@@ -18,6 +18,8 @@ from .scene import Vec, face_corners, outer_faces
 from .text import printable
 
 Triangle = tuple[Vec, Vec, Vec]
+FLOAT32_MAX = 3.4028234663852886e38
+"""The largest number an STL file holds (IEEE single precision, what `binary_stl` packs)."""
 
 def triangles(cells: Iterable[Cell], unit: float = 10.0, clearance: float = 0.0) -> list[Triangle]:
     """The surface of the piece in millimetres: `unit` per cube, shrunk by `clearance` overall."""

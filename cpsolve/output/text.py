@@ -56,16 +56,19 @@ def assign_symbols(labels: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".") -> str:
+def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".", symbols: Mapping[str, str] | None = None) -> str:
     """The z-layers of a labelled filling, side by side, then a legend `symbol = piece`.
 
     A chain's labels are its cube numbers; they are drawn as numbers so the path can be followed.
     The picture is as large as the cells' bounding box, so that is checked first (`--max-drawing`):
-    two cells far apart in a hand-edited solutions file would otherwise ask for gigabytes.
+    two cells far apart in a hand-edited solutions file would otherwise ask for gigabytes. `symbols`
+    gives each label its character (one each; no legend): `explain` draws kinds of cells that way.
     """
     check_drawing([c for cells in placements.values() for c in cells])
-    numbered = all(label.isascii() and label.isdigit() for label in placements)
-    symbols = {k: k for k in placements} if numbered else assign_symbols(list(placements))
+    given = symbols is not None
+    numbered = not given and all(label.isascii() and label.isdigit() for label in placements)
+    if symbols is None:
+        symbols = {k: k for k in placements} if numbered else assign_symbols(list(placements))
     width = max(len(s) for s in symbols.values()) + (1 if numbered else 0)
     grid: dict[Cell, str] = {}
     for label, cells in placements.items():
@@ -79,7 +82,7 @@ def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".") -> str:
     for y in range(lo[1], hi[1] + 1):
         rows = ("".join(grid.get((x, y, z), holes.rjust(width)) for x in range(lo[0], hi[0] + 1)) for z in layers)
         lines.append("  ".join(rows))
-    legend = [] if numbered else _legend(symbols)
+    legend = [] if numbered or given else _legend(dict(symbols))
     return "\n".join(lines + ([""] + legend if legend else []))
 
 
@@ -96,3 +99,20 @@ def _legend(symbols: dict[str, str]) -> list[str]:
         piece = printable(piece)  # labels come from a solutions file, which is edited by hand as easily
         lines.append(f"{' '.join(syms)} = {piece}{copies}" if len(syms) <= 8 else f"{''.join(syms)} = {piece}{copies}")
     return lines
+
+
+def duration(seconds: float) -> str:
+    """A time as a person reads it: "0.04 s", "12.5 min", "3.2 h", "41 days", "265 years", "2.7e+11 years"
+    (an estimate of 8,356,808,800.6 s says nothing until it is put in years)."""
+    if seconds < 9.995:
+        return f"{seconds:.2f} s"
+    for unit, size, next_size, digits in (("s", 1, 60, 1), ("min", 60, 3600, 1), ("h", 3600, 86400, 1)):
+        if round(seconds / size, digits) < next_size / size:
+            return f"{seconds / size:,.{digits}f} {unit}"
+    days = seconds / 86400
+    if round(days) < 365:
+        return f"{days:,.0f} day{'s' if round(days) != 1 else ''}"
+    years = days / 365.25
+    if years >= 1e6:
+        return f"{years:.1e} years"
+    return f"{years:,.0f} year{'s' if round(years) != 1 else ''}"

@@ -15,10 +15,12 @@ fingerprint of an export still identifies the CNF exactly.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import CpsolveError
+from ..limits import active, exceeded
 from .placements import ExactCoverProblem
 
 ENCODINGS: tuple[str, ...] = (
@@ -52,15 +54,26 @@ def check_encoding(encoding: str) -> str:
     return encoding
 
 
+def _groups(problem: ExactCoverProblem) -> list[tuple[Sequence[int], int, int]]:
+    """(rows, fewest, most) chosen of each cell's rows and each piece's rows."""
+    optional = problem.optional_set
+    groups: list[tuple[Sequence[int], int, int]] = [
+        (rows, 0 if c in optional else 1, 1) for c, rows in enumerate(problem.rows_by_cell)]
+    groups += list(zip(problem.rows_by_piece, problem.piece_low, problem.piece_counts, strict=True))
+    return groups
+
+
 def encode(problem: ExactCoverProblem, encoding: str = DEFAULT_ENCODING) -> Cnf:
-    """The CNF of `problem`: exactly one row per cell, exactly `count` rows per piece, side clauses."""
+    """The CNF of `problem`: exactly one row per cell, exactly `count` rows per piece, side clauses.
+
+    Its size is checked first (`literal_bound`, `--max-literals`): pysat builds each cardinality
+    constraint in one C++ call that cannot be stopped or bounded once it starts."""
     check_encoding(encoding)
+    if (why := too_big(problem, encoding)) is not None:
+        raise CpsolveError(why)
     top = len(problem.rows)
     clauses: list[Clause] = []
-    optional = problem.optional_set
-    groups = [(rows, 0 if c in optional else 1, 1) for c, rows in enumerate(problem.rows_by_cell)]
-    groups += list(zip(problem.rows_by_piece, problem.piece_low, problem.piece_counts, strict=True))
-    for rows, low, high in groups:
+    for rows, low, high in _groups(problem):
         if low == high:
             new, top = exactly(rows, high, top, encoding)
         else:
@@ -116,6 +129,79 @@ def between(rows: Sequence[int], low: int, high: int, top: int, encoding: str) -
             out += [tuple(c) for c in cnf.clauses]
             top = max(top, cnf.nv)
     return out, top
+
+
+def too_big(problem: ExactCoverProblem, encoding: str = DEFAULT_ENCODING) -> str | None:
+    """Why the problem's CNF is too big to build (its `literal_bound` over `--max-literals`), or None."""
+    size = literal_bound(problem, encoding)
+    if size > active().max_literals:
+        return exceeded("max_literals", "the SAT model's estimated size in literals", size).message
+    return None
+
+
+def literal_bound(problem: ExactCoverProblem, encoding: str = DEFAULT_ENCODING) -> int:
+    """An upper bound on the literals of `encode(problem, encoding)`, from the sizes of its groups alone.
+
+    The 27x27x27 box of 6,561 rods asks for exactly 6,561 of 54,675 placements: pysat's sequential
+    counter for it has some 17 billion literals, and C++'s std::bad_alloc ended the process after
+    3 GB. Each encoding's bound (`CARDINALITY`) was fitted to pysat's own output and is checked
+    against it (tests/test_limits.py); on the built-in models it is within 1.3x of the real size with
+    the default encoding, 3.3x with most others, 36x with cardnetwrk and kmtotalizer (which grow with
+    the bound, which the bound leaves out).
+    """
+    total = sum(len(c) for c in problem.side_clauses)
+    for rows, low, high in _groups(problem):
+        n = len(rows)
+        if low == high:
+            total += _exactly_bound(n, high, encoding)
+            continue
+        if 0 < low <= n:
+            total += n if low == 1 else _card_bound(n, low, _for_bound(low, encoding), "atleast")
+        if high < n:
+            total += n if high == 0 else _card_bound(n, high, _for_bound(high, encoding), "atmost")
+    return total
+
+
+def _for_bound(bound: int, encoding: str) -> str:
+    """The encoding `exactly`/`between` use for a bound: the fallback when the encoding only does 1."""
+    return FALLBACK if bound > 1 and encoding in AT_MOST_ONE_ONLY else encoding
+
+
+def _exactly_bound(n: int, bound: int, encoding: str) -> int:
+    if bound > n:
+        return 0
+    if bound in (0, n):
+        return n
+    return _card_bound(n, bound, _for_bound(bound, encoding), "equals")
+
+
+def _card_bound(n: int, bound: int, encoding: str, kind: str) -> int:
+    """Literals of pysat's `CardEnc.<kind>` over n literals: (constant for "equals", for one side) times
+    the encoding's growth, with m the smaller of the bound and n - bound (pysat encodes the cheaper side)."""
+    m = min(bound, n - bound)
+    both, one, growth = CARDINALITY[encoding]
+    return math.ceil((both if kind == "equals" else one) * growth(n, m)) + 2 * n
+
+
+def _log2(n: int) -> int:
+    return max(1, math.ceil(math.log2(max(n, 2))))
+
+
+CARDINALITY: dict[str, tuple[float, float, Callable[[int, int], float]]] = {
+    "pairwise": (1.0, 1.0, lambda n, m: n * n),
+    "bitwise": (2.0, 1.9, lambda n, m: n * _log2(n)),
+    "ladder": (8.5, 7.5, lambda n, m: n),
+    "seqcounter": (10.5, 5.25, lambda n, m: n * m),
+    "totalizer": (4.2, 2.0, lambda n, m: n * n),
+    "sortnetwrk": (7.0, 3.5, lambda n, m: n * _log2(n) ** 2),
+    "cardnetwrk": (6.5, 3.2, lambda n, m: n * _log2(n) ** 2),
+    "mtotalizer": (13.0, 6.5, lambda n, m: n ** 1.5),
+    "kmtotalizer": (14.5, 7.0, lambda n, m: n ** 1.5),
+}
+"""Per encoding: the factor for "equals" (both sides), for one side ("atmost", "atleast"), and how the
+size grows with n (and m), plus 2n: the largest ratio pysat's output reached for n up to 1,500 and
+bounds from 1 to n - 1 (pairwise, bitwise and ladder: 1 only), with 5 % to spare; tests/test_limits.py
+checks them against pysat up to n = 700."""
 
 
 def fingerprint(cnf: Cnf) -> str:

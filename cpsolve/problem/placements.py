@@ -13,6 +13,7 @@ they only remove placements.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -163,16 +164,21 @@ class ExactCoverProblem:
                 grid[c] = k
         return tuple(grid)
 
-    def check_solution(self, rows: Sequence[int]) -> str | None:
-        """Why `rows` is not a solution of this problem, or None if it is one."""
-        if any(not 0 <= r < len(self.rows) for r in rows):
-            return "a row index is out of range"
+    def usage(self, rows: Sequence[int]) -> tuple[list[int], list[int]]:
+        """How often the rows cover each cell, and use each piece."""
         covered = [0] * self.n_cells
         used = [0] * self.n_pieces
         for r in rows:
             used[self.rows[r].piece] += 1
             for c in self.rows[r].cells:
                 covered[c] += 1
+        return covered, used
+
+    def check_solution(self, rows: Sequence[int]) -> str | None:
+        """Why `rows` is not a solution of this problem, or None if it is one."""
+        if any(not 0 <= r < len(self.rows) for r in rows):
+            return "a row index is out of range"
+        covered, used = self.usage(rows)
         optional = self.optional_set
         wrong = (i for i, n in enumerate(covered) if n > 1 or (n == 0 and i not in optional))
         if (bad := next(wrong, None)) is not None:
@@ -197,6 +203,8 @@ def piece_placements(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
     out = []
     low = [min(c[i] for c in container) for i in range(3)]
     high = [max(c[i] for c in container) for i in range(3)]
+    if math.prod(high[i] - low[i] + 1 for i in range(3)) > max(BITSET_CELLS, 64 * len(container)):
+        return _placements_by_lookup(shape, container)
     # The container's bounding box as one integer, a bit per cell (x fastest): `outside` has the box's
     # cells that are not the container's. A shape moved within the box fits when its bits miss
     # `outside`: one shift and one AND instead of a lookup per cell (Pelikan's 200-cell cage in an
@@ -229,6 +237,28 @@ def piece_placements(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
                 if cells not in seen:
                     seen.add(cells)
                     out.append(cells)
+    return out
+
+
+BITSET_CELLS = 1 << 20
+"""`piece_placements` holds the container's bounding box as one integer of a bit per cell up to this
+many cells (or 64 per container cell): two cells a billion apart made it a 125 MB integer, and the
+shifts around it took 560 MB. A box beyond both is searched by looking cells up instead."""
+
+
+def _placements_by_lookup(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
+    """`piece_placements` (the same placements in the same order) by a set lookup per cell, in memory
+    proportional to the container's cells whatever its bounding box."""
+    inside = set(container)
+    seen: set[tuple[Cell, ...]] = set()
+    out = []
+    for orient in orientations(shape):
+        ax, ay, az = orient[0]
+        for cx, cy, cz in container:
+            cells = tuple((x + cx - ax, y + cy - ay, z + cz - az) for x, y, z in orient)
+            if cells not in seen and all(c in inside for c in cells):
+                seen.add(cells)
+                out.append(cells)
     return out
 
 

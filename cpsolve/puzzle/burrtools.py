@@ -23,6 +23,7 @@ import gzip
 import io
 import re
 import xml.etree.ElementTree as ET
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,7 @@ def _read_bytes(path: Path) -> bytes:
             try:
                 with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unpacked:
                     raw = unpacked.read(limit + 1)
-            except (OSError, EOFError) as exc:
+            except (OSError, EOFError, zlib.error) as exc:  # zlib's own error for a damaged deflate stream
                 raise CpsolveError(f"not a readable gzip file: {exc}") from None
             check("max_file_bytes", "the unpacked file's size in bytes", len(raw))
     except CpsolveError as exc:
@@ -463,14 +464,15 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
     return data
 
 
-def read_xmpuzzle(path: str | Path, problem: int = 0) -> Puzzle:
-    """Problem number `problem` (0-based) of a BurrTools `.xmpuzzle` file as a cpsolve puzzle."""
+def read_xmpuzzle(path: str | Path, problem: int = 0, *, strict: bool = True) -> Puzzle:
+    """Problem number `problem` (0-based) of a BurrTools `.xmpuzzle` file as a cpsolve puzzle (`strict`:
+    as `to_puzzle`)."""
     bf = parse_xmpuzzle(path)
     data = puzzle_data(bf, problem)
     try:
         spec = PuzzleFile.model_validate(data)
         check_names(spec)  # the loader's rules: what `cpsolve import` writes must load again
-        return to_puzzle(spec, origin=bf.where)
+        return to_puzzle(spec, origin=bf.where, strict=strict)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         raise CpsolveError(err["msg"].removeprefix("Value error, "), where=bf.where,
@@ -526,59 +528,3 @@ def stored_solutions(path: str | Path, problem: int = 0) -> list[dict[str, list[
     bf = parse_xmpuzzle(path)
     prob = select_problem(bf, problem)
     return [assembly_pieces(bf, problem, a) for a in prob.stored]
-
-
-def check_assembly(puzzle: Puzzle, pieces: dict[str, list[Cell]]) -> str | None:
-    """Why `pieces` is not a solution of `puzzle` (overlap, outside, a required cell empty, a count or
-    colour broken), or None when it is one. Shapes are checked up to rotation."""
-    from .geometry import normalize, orientations
-
-    by_name = {p.name: p for p in puzzle.pieces}
-    inside = set(puzzle.container)
-    paint = dict(puzzle.container_colors)
-    used: dict[str, int] = {}
-    seen: dict[Cell, str] = {}
-    for label, cells in pieces.items():
-        name = label if label in by_name else label.rsplit("#", 1)[0]
-        piece = by_name.get(name)
-        if piece is None:
-            return f"{label}: no such piece"
-        used[name] = used.get(name, 0) + 1
-        if normalize(cells) not in orientations(piece.shape):
-            return f"{label}: its cells are not the piece's shape turned (mirror images are not allowed)"
-        for c in cells:
-            if c not in inside:
-                return f"{label}: cell {list(c)} is outside the container"
-            if c in seen:
-                return f"{label}: cell {list(c)} is also covered by {seen[c]}"
-            seen[c] = label
-        if (piece.colors or paint) and not _colours_fit(puzzle, piece, cells, paint):
-            return f"{label}: a cell's colour may not sit on the container cell's colour"
-    for c in puzzle.required:
-        if c not in seen:
-            return f"required cell {list(c)} is empty"
-    for piece in puzzle.pieces:
-        n = used.get(piece.name, 0)
-        if not piece.low <= n <= piece.count:
-            return f"piece {piece.name} is used {n} times, not {piece.low}..{piece.count}"
-    return None
-
-
-def _colours_fit(puzzle: Puzzle, piece: Any, cells: list[Cell], paint: dict[Cell, str]) -> bool:
-    """Some rotation of the piece onto `cells` puts every piece colour on an allowed container colour."""
-    from .geometry import ROTATIONS
-
-    target = sorted(cells)
-    colours = dict(piece.colors)
-    for t in ROTATIONS:
-        moved = [t.apply(c) for c in piece.shape]
-        lo = [min(m[i] for m in moved) for i in range(3)]
-        tlo = [min(c[i] for c in target) for i in range(3)]
-        shift = [tlo[i] - lo[i] for i in range(3)]
-        placed = {(m[0] + shift[0], m[1] + shift[1], m[2] + shift[2]): c
-                  for m, c in zip(moved, piece.shape, strict=True)}
-        if sorted(placed) != target:
-            continue
-        if all(puzzle.color_allows(colours.get(src), paint.get(dst)) for dst, src in placed.items()):
-            return True
-    return False

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..errors import CpsolveError, CpsolveNotice
 from .burrtools import read_xmpuzzle
-from .loader import parse_puzzle_text, read_text
+from .loader import parse_puzzle_text, read_puzzle_text
 from .model import Puzzle, to_puzzle
 
 
@@ -64,17 +64,21 @@ def is_burrtools(path: Path) -> bool:
     return head[:2] == b"\x1f\x8b" or head == b"<?xml"
 
 
-@cache
-def load(model: str) -> Puzzle:
+def read(model: str, strict: bool = True) -> Puzzle:
     """Read and validate a puzzle (a built-in name, a YAML file, or a BurrTools `.xmpuzzle` file, whose
-    first problem is taken); errors name the file."""
+    first problem is taken), from the file every time; errors name the file. `strict`: as `model.to_puzzle`."""
     source = resolve(model)
     if isinstance(source, Path) and is_burrtools(source):
-        return read_xmpuzzle(source)
+        return read_xmpuzzle(source, strict=strict)
     where = str(source) if isinstance(source, Path) else model
-    text = read_text(source) if isinstance(source, Path) else source.read_text(encoding="utf-8")
+    text = read_puzzle_text(source) if isinstance(source, Path) else source.read_text(encoding="utf-8")
     spec = parse_puzzle_text(text, where)
     try:
-        return to_puzzle(spec, origin=where)
+        return to_puzzle(spec, origin=where, strict=strict)
     except CpsolveError as exc:
         raise exc.located(where) from None
+
+
+load = cache(read)
+"""`read`, each puzzle read once per process (the stages below the API load the same models again and again:
+a report, a design search)."""

@@ -22,21 +22,24 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from yaml.constructor import SafeConstructor
 
 from ..errors import CpsolveError, unreadable
-from ..limits import active, check, check_chain, check_container, exceeded
+from ..limits import active, box_volume, check, check_chain, check_container, exceeded
 from .names import check_names
 from .schema import PuzzleFile
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024
 """Any other text file cpsolve reads (a CNF, a SAT solver's answer) is read no further than this."""
 MERGE_TAG = "tag:yaml.org,2002:merge"
+INT_TAG = "tag:yaml.org,2002:int"
 
 
 class _BoundedLoader(yaml.SafeLoader):
@@ -47,18 +50,22 @@ class _BoundedLoader(yaml.SafeLoader):
 
     def __init__(self, stream: str):
         super().__init__(stream)
-        self.depth = 0
+        self.path: list[object] = []
+        """Where the node being composed sits: mapping keys and sequence positions from the root."""
+        self.sizes = _Sizes(self)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        self.depth += 1
+        self.path.append(index.value if isinstance(index, yaml.ScalarNode) else index)
         try:
-            if self.depth > active().max_yaml_depth:
+            if len(self.path) > active().max_yaml_depth:
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                err = exceeded("max_yaml_depth", f"the nesting depth at line {mark.line + 1}", self.depth)
+                err = exceeded("max_yaml_depth", f"the nesting depth at line {mark.line + 1}", len(self.path))
                 raise CpsolveError(err.message)
-            return super().compose_node(parent, index)
+            node = super().compose_node(parent, index)
+            self.sizes.composed(tuple(self.path[1:]), node)
+            return node
         finally:
-            self.depth -= 1
+            self.path.pop()
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         """The mapping with its keys as the text they name (`key_text`), two keys naming one text refused.
@@ -92,7 +99,109 @@ def key_text(key: object) -> str:
     return key if isinstance(key, str) else str(key)
 
 
+class _Sizes:
+    """The sizes a puzzle file asks for, added up while it is composed, so that a file over `--max-cells`
+    is refused at the node that passes the limit rather than after the whole file is parsed.
+
+    A union of 20,000 boxes of a billion cells each, or a drawing of a million `#`, took 9-17 s and
+    235-282 MB to parse before its size was checked; the first box, the first rows over the limit now
+    end it. Nodes reached through merge keys (`<<:`) sit elsewhere in the file and are not seen here:
+    `_check_sizes` checks the validated file again, whatever its YAML form.
+    """
+
+    def __init__(self, loader: SafeConstructor):
+        self.loader = loader
+        self.union = 0
+        self.cells: dict[tuple[object, ...], int] = {}
+        self.cubes = 1
+
+    def _int(self, node: yaml.Node) -> int | None:
+        if not (isinstance(node, yaml.ScalarNode) and node.tag == INT_TAG):
+            return None
+        try:
+            value = self.loader.construct_yaml_int(node)
+        except (ValueError, TypeError):
+            return None
+        return value if isinstance(value, int) else None
+
+    def _triple(self, node: yaml.Node) -> list[int] | None:
+        if not (isinstance(node, yaml.SequenceNode) and len(node.value) == 3):
+            return None
+        values = [self._int(v) for v in node.value]
+        return None if any(v is None or v < 0 for v in values) else values  # type: ignore[return-value]
+
+    def _add(self, owner: tuple[object, ...], n: int, what: str, field: str) -> None:
+        self.cells[owner] = self.cells.get(owner, 0) + n
+        check("max_cells", what, self.cells[owner], field)
+
+    def composed(self, path: tuple[object, ...], node: yaml.Node | None) -> None:
+        """Add what the node at `path` holds to its running total; refuse once a total is over its limit."""
+        if node is None or len(path) < 2:
+            return
+        top, part = path[0], path[1]
+        if top == "container":
+            if part == "box" and len(path) == 2 and (box := self._triple(node)) is not None:
+                check_container(box, None)
+            elif part == "union" and len(path) == 3 and isinstance(node, yaml.MappingNode):
+                size = next((self._triple(v) for k, v in node.value if getattr(k, "value", None) == "size"), None)
+                if size is not None:
+                    self.union += box_volume(size)
+                    check("max_cells", "the union's summed volume", self.union, "container.union")
+            elif part == "layers" and len(path) == 4 and isinstance(node, yaml.ScalarNode):
+                self._add(("container",), _drawn(node.value), "the container drawing's cell count", "container.layers")
+            elif part == "optional" and len(path) == 3:
+                self._add(("optional",), 1, "the count of optional cells listed", "container.optional")
+        elif top == "pieces" and len(path) >= 4:
+            field = f"pieces.{part}"
+            if path[2] == "layers" and len(path) == 5 and isinstance(node, yaml.ScalarNode):
+                self._add(("pieces", part), _drawn(node.value), "the piece's cell count", field)
+            elif path[2] == "cells" and len(path) == 4:
+                self._add(("pieces", part), 1, "the piece's cell count", field)
+        elif path[:2] == ("chain", "segments") and len(path) == 3 and (length := self._int(node)) is not None:
+            self.cubes += max(length - 1, 0)
+            check("max_cells", "the chain's length in cubes", self.cubes, "chain.segments")
+
+
+def _drawn(row: str) -> int:
+    """The cells a row of a drawing holds (`#`, and `+` in a container)."""
+    return row.count("#") + row.count("+")
+
+
 _BoundedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _BoundedLoader.construct_mapping)
+
+
+class _FastLoader(_BoundedLoader):
+    """`_BoundedLoader` reading its events from LibYAML's scanner and parser (C).
+
+    C reads a 1 MB file several times faster than PyYAML's own scanner; composing stays in Python,
+    so that the nesting limit and the running sizes apply before a node is built. LibYAML words some
+    errors its own way and stops deep nesting at its own depth of 1,000 before ours applies, so a file
+    it refuses is read again by `_BoundedLoader`, whose messages are cpsolve's.
+    """
+
+    def __init__(self, stream: str):
+        from yaml._yaml import CParser  # only where PyYAML was built with LibYAML (see LOADERS)
+
+        super().__init__("")
+        self.events = CParser(stream)
+
+    def check_event(self, *choices: Any) -> bool:
+        return bool(self.events.check_event(*choices))
+
+    def peek_event(self) -> Any:
+        return self.events.peek_event()
+
+    def get_event(self) -> Any:
+        return self.events.get_event()
+
+    def dispose(self) -> None:
+        self.events.dispose()
+        super().dispose()
+
+
+LOADERS: tuple[type[_BoundedLoader], ...] = ((_FastLoader, _BoundedLoader) if yaml.__with_libyaml__
+                                              else (_BoundedLoader,))
+"""The loaders tried in turn: the first that is built here reads the file, the last reports its errors."""
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -137,15 +246,20 @@ def expanded_size(root: yaml.Node) -> int:
 
 
 def _load_yaml(text: str) -> Any:
-    loader = _BoundedLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        expanded_size(node)
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
+    for kind in LOADERS:
+        loader = kind(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            expanded_size(node)
+            return loader.construct_document(node)
+        except (yaml.YAMLError, ValueError, OverflowError, RecursionError):
+            if kind is LOADERS[-1]:
+                raise
+        finally:
+            loader.dispose()
+    raise AssertionError("the last loader returns or raises")
 
 
 _TYPE_TAGS = ("function-", "tuple[", "list[", "dict[", "constrained-", "json-or-python", "lax-or-strict", "union[",
@@ -204,6 +318,9 @@ def _check_sizes(spec: PuzzleFile) -> None:
     container = spec.container
     union = getattr(container, "union", None)
     check_container(getattr(container, "box", None), None if union is None else [part.size for part in union])
+    if container.layers is not None:
+        drawn = sum(_drawn(row) for layer in container.layers for row in layer)
+        check("max_cells", "the container drawing's cell count", drawn, "container.layers")
     if spec.chain is not None:
         check_chain(spec.chain.segments)
     check_names(spec)
@@ -236,21 +353,46 @@ def parse_puzzle_text(text: str, where: str) -> PuzzleFile:
     return spec
 
 
+def _read_bounded(path: Path, limit: int) -> tuple[bytes, int]:
+    """At most `limit + 1` bytes of the file and its size (what was read, for a device or a pipe), or the
+    one-line error naming it: a huge file or `/dev/zero` is never read whole."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+            size = os.fstat(fh.fileno()).st_size
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    return data, max(size, len(data))
+
+
+def _decoded(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise unreadable(path, exc) from None
+
+
 def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
-    """A user's text file (puzzle, CNF, solver output), or the one-line error naming it.
+    """A user's text file (CNF, solver output), or the one-line error naming it.
 
     Read no further than `limit` bytes, so that a huge file or a device (`/dev/zero`) is refused
     instead of filling the memory.
     """
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(limit + 1)
-        if len(data) > limit:
-            raise CpsolveError(f"the file is larger than {limit:,} bytes, too large to be read", where=str(path))
-        return data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(path, exc) from None
+    data, _ = _read_bounded(path, limit)
+    if len(data) > limit:
+        raise CpsolveError(f"the file is larger than {limit:,} bytes, too large to be read", where=str(path))
+    return _decoded(path, data)
+
+
+def read_puzzle_text(path: Path) -> str:
+    """A puzzle file's text, read no further than the file-size limit (`--max-file-bytes`): a 200 MB file
+    was read whole (up to 256 MB) before the 1 MB limit applied."""
+    limit = active().max_file_bytes
+    data, size = _read_bounded(path, limit)
+    if len(data) > limit:
+        raise CpsolveError(exceeded("max_file_bytes", "the file's size in bytes", size).message, where=str(path))
+    return _decoded(path, data)
 
 
 def read_puzzle_file(path: Path) -> PuzzleFile:
-    return parse_puzzle_text(read_text(path, active().max_file_bytes), str(path))
+    return parse_puzzle_text(read_puzzle_text(path), str(path))

@@ -12,7 +12,7 @@ from typing import Literal
 from ..errors import CpsolveError
 from .chain import Chain, chain_of
 from .geometry import MIRROR_X, ROTATIONS, Cell, Shape, Transform, mirror
-from .schema import PuzzleFile, Reference
+from .schema import PieceSpec, PuzzleFile, Reference
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,13 @@ class Puzzle:
     groups: tuple[frozenset[str], ...] = ()
     """Sets of piece names that may stay together when the puzzle is taken apart (disassembly)."""
 
+    def __repr__(self) -> str:
+        """One short line: the name and size, not every cell (a 54-piece puzzle's full repr ran to 12,700
+        characters); `dataclasses.fields` or the attributes give the rest."""
+        what = f"a chain of {self.n_pieces} cubes" if self.kind == "chain" else f"{self.n_pieces} pieces"
+        optional = f", {len(self.optional)} optional" if self.optional else ""
+        return f"Puzzle({self.name!r}, {what}, {len(self.container)} cells{optional})"
+
     @property
     def n_pieces(self) -> int:
         """Pieces placed in a solution, copies counted (a chain: its cubes); with ranges, the most."""
@@ -132,10 +139,12 @@ def _mirror_colors(piece: Piece) -> tuple[tuple[Cell, str], ...]:
     return tuple((tuple(moved[c][i] - lo[i] for i in range(3)), k) for c, k in piece.colors)  # type: ignore[misc]
 
 
-def to_puzzle(spec: PuzzleFile, origin: str | None = None) -> Puzzle:
+def to_puzzle(spec: PuzzleFile, origin: str | None = None, *, strict: bool = True) -> Puzzle:
     """Resolve a validated file into geometry, checking what needs the whole file at once.
 
-    Errors name the field; the caller locates them in the file (`CpsolveError.located`).
+    Errors name the field; the caller locates them in the file (`CpsolveError.located`). With
+    `strict` False the pieces' volume is not checked against the container's: `cpsolve explain`
+    reads such a file to say why it has no assembly.
     """
     container = spec.container.cells()
 
@@ -153,13 +162,10 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None) -> Puzzle:
             )
         return puzzle(kind="chain", chain=chain)
     assert spec.pieces is not None
-    pieces = tuple(
-        Piece(n, p.shape(), p.count_range()[1], p.color,
-              p.count_range()[0] if p.count_range()[0] != p.count_range()[1] else None, p.colors())
-        for n, p in spec.pieces.items()
-    )
+    pieces = tuple(_piece(n, p, len(container)) for n, p in spec.pieces.items())
     optional = spec.container.optional_cells()
-    check_volume(pieces, len(container) - len(optional), len(optional))
+    if strict:
+        check_volume(pieces, len(container) - len(optional), len(optional))
     container_colors = tuple(sorted(
         (tuple(c), name) for name, cells in (spec.container.cell_colors or {}).items() for c in cells
     ))
@@ -187,6 +193,17 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None) -> Puzzle:
             )
     return puzzle(pieces=pieces, key_piece=spec.key_piece, optional=optional, container_colors=container_colors,
                   color_rules=rules, groups=tuple(groups))
+
+
+def _piece(name: str, spec: PieceSpec, cells: int) -> Piece:
+    """The piece of a file; a range's max beyond the container's cells means "as many as fit":
+    `max: 3000000000` is the same puzzle as `max: CELLS`, a number every engine can hold (the dlx
+    engine's counts stop at 2**20). Ranges within it are kept as written."""
+    low, high = spec.count_range()
+    shape = spec.shape()
+    if low != high:
+        high = max(low, min(high, cells))
+    return Piece(name, shape, high, spec.color, low if low != high else None, spec.colors())
 
 
 def check_volume(pieces: tuple[Piece, ...], required: int, optional: int) -> None:

@@ -42,7 +42,9 @@ import copy
 import logging
 import os
 import pickle
+import re
 import signal
+import threading
 import time
 import uuid
 import warnings
@@ -51,6 +53,7 @@ from multiprocessing import resource_tracker
 from typing import Any
 
 from ..errors import CpsolveError
+from ..limits import MAX_WORKERS, usable_cores
 from ..problem.placements import ExactCoverProblem
 from .backends import Backend, BackendUnavailable, SearchStats, Status, backend_class, get_backend
 from .parallel import Budget, given_back_sizes
@@ -109,17 +112,31 @@ def run_cluster(
 
 
 def parse_address(address: str) -> int | None:
-    """N for `local:N`, None for a scheduler's address; anything else is bad input (exit 2)."""
+    """N for `local:N`, None for a scheduler's address; anything else is bad input (exit 2), refused
+    before Dask is imported: `tcp://HOST:notaport` reached Dask's own parser ("internal error")."""
     if address.startswith("local:"):
         count = address.removeprefix("local:")
         if not count.isdigit() or int(count) < 1:
             raise CpsolveError(f"local:N needs a number of workers N >= 1, not {count!r}", field="cluster")
+        most = min(MAX_WORKERS, usable_cores())
+        if int(count) > most:
+            raise CpsolveError(f"local:{count}: at most local:{most} here, the cores this process may use (each "
+                               "worker is a process of about 100 MB; more than the cores only take turns)",
+                               field="cluster")
         return int(count)
     scheme, sep, rest = address.partition("://")
     if not (sep and scheme in SCHEMES and rest):
         raise CpsolveError(f"{address!r} is neither a scheduler address (tcp://HOST:PORT) nor local:N",
                            field="cluster")
+    found = HOST_PORT.fullmatch(rest)
+    if found is None or not 1 <= int(found["port"]) <= 65535:
+        raise CpsolveError(f"{address!r}: a scheduler's address is {scheme}://HOST:PORT, PORT from 1 to 65535",
+                           field="cluster")
     return None
+
+
+HOST_PORT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@]+):(?P<port>[0-9]{1,5})")
+"""HOST:PORT of a scheduler's address (an IPv6 host in brackets)."""
 
 
 def _import_distributed() -> Any:
@@ -140,18 +157,22 @@ def _client(distributed: Any, address: str, local: int | None) -> Iterator[Any]:
     try:
         if local is not None:
             try:
-                cluster = distributed.LocalCluster(
-                    n_workers=local, threads_per_worker=1, processes=True, dashboard_address=":0",
-                    silence_logs=QUIET,
-                )
+                with _stop_signals_held():
+                    cluster = distributed.LocalCluster(
+                        n_workers=local, threads_per_worker=1, processes=True, dashboard_address=":0",
+                        silence_logs=QUIET,
+                    )
             except (OSError, RuntimeError, TimeoutError) as exc:
                 # Workers are spawned: they import the main module, so a script needs `if __name__ == ...`.
                 raise CpsolveError(f"cannot start {local} local Dask workers: {exc}", field="cluster",
                                    exit_code=1) from None
             client = distributed.Client(cluster, set_as_default=False)
         else:
+            security = _security(distributed, address)
+            _probe(distributed, address, security)
             try:
-                client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+                client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False,
+                                            security=security)
             except (OSError, TimeoutError) as exc:
                 raise CpsolveError(f"cannot reach the Dask scheduler at {address}: {exc}", field="cluster",
                                    exit_code=1) from None
@@ -164,6 +185,75 @@ def _client(distributed: Any, address: str, local: int | None) -> Iterator[Any]:
             cluster.close()
             if not tracked:
                 _stop_tracker()
+
+
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP held back while a local cluster starts, and delivered as soon as it has
+    (the run then stops as usual, and `_client` closes the cluster).
+
+    A stop in the middle of `LocalCluster(...)` left a half-started cluster that no one closed: Dask's
+    exit handler failed on it (`AssertionError: Status.init`) and its log lines reached stderr. Blocking
+    the signals would not do: another thread (Dask's) may receive them, and Python runs the handler on
+    the main thread whatever the main thread blocks; so the handler only records them meanwhile. (The
+    worker processes Dask spawns meanwhile are its own: a Ctrl-C at the terminal, sent to the whole
+    process group, can still make one print its traceback while it is starting.)"""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
+        yield
+        return
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, _frame: received.append(signum)) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if received:
+            signal.raise_signal(received[0])
+
+
+def _security(distributed: Any, address: str) -> Any:
+    """Dask's TLS settings from its configuration (`distributed.comm.tls.*`), which a `tls://` or `wss://`
+    scheduler needs: without them Dask failed with a TypeError ("internal error")."""
+    security = distributed.Security()
+    if address.startswith(("tls://", "wss://")) and security.get_connection_args("client")["ssl_context"] is None:
+        raise CpsolveError(f"{address}: a TLS scheduler needs Dask's TLS settings (distributed.comm.tls.ca-file, "
+                           ".client.cert and .client.key in Dask's configuration, or DASK_DISTRIBUTED__COMM__TLS__* "
+                           "variables); none are set", field="cluster")
+    return security
+
+
+def _probe(distributed: Any, address: str, security: Any) -> None:
+    """Greet the scheduler, within CONNECT_TIMEOUT, before a Client does: a Client waits for ever on a
+    server that accepts and never answers (its own timeout covers the connection only), and turns a
+    server that answers garbage into a traceback. One line, exit 1, for either."""
+    import asyncio
+
+    async def hello() -> object:
+        comm = await distributed.comm.connect(address, timeout=CONNECT_TIMEOUT,
+                                              **security.get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    def failed(why: str) -> CpsolveError:
+        return CpsolveError(f"cannot reach the Dask scheduler at {address}: {why}", field="cluster", exit_code=1)
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(hello(), CONNECT_TIMEOUT))
+    except TimeoutError:
+        raise failed(f"no answer within {CONNECT_TIMEOUT:g} s") from None
+    except OSError as exc:
+        raise failed(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - whatever the bytes that came back made Dask's decoder raise
+        raise failed(f"it does not answer as a Dask scheduler ({type(exc).__name__}: {exc})") from None
+    if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
+        raise failed("it does not answer as a Dask scheduler")
 
 
 def _tracker_running() -> bool:

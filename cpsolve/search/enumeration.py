@@ -20,7 +20,8 @@ from types import FrameType
 from typing import Any
 
 from ..errors import CpsolveError, CpsolveNotice
-from ..problem.canonical import Canonicalizer, Forms
+from ..limits import check_timeout
+from ..problem.canonical import Canonicalizer, Forms, class_id
 from ..problem.chains import chain_problem
 from ..problem.placements import ExactCoverProblem, bit_indices, packing_problem
 from ..problem.symmetry import (
@@ -218,6 +219,7 @@ class _Collector:
             assemblies=forms.orbit * (2 if forms.mirror_distinct else 1),
             mirror_distinct=forms.mirror_distinct,
             placements=tuple(placements),
+            id=class_id(forms.symmetry_key),
         )
 
     def settle(self) -> None:
@@ -307,8 +309,7 @@ def enumerate_classes(
     that a run refused for its journal leaves the file as it was. If it raises, the run ends there
     (a journal made for it is removed again).
     """
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-        raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
+    check_timeout(timeout)
     start = time.perf_counter()
     deadline = None if timeout is None else time.time() + timeout
     result = EnumerationResult(prepared.name, backend.label, prepared.broken.key.describe(),

@@ -325,10 +325,15 @@ def estimate_run(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], pr
                  sample_seconds: float = 0.3, seed: int = DEFAULT_SEED) -> RunEstimate:
     """The tree over the subproblems `starts` (stratified: every subproblem gets its share of the
     walks) and the dlx engine's node rate, sampled by searching the subproblems for `sample_seconds`."""
-    per = max(probes // len(starts), 2)
-    samples = walks_per_start(problem, starts, per, seed)
+    # Exactly `probes` walks (each start gets its share, the first `extra` one more), but two at least per
+    # start, for a variance.
+    per, extra = divmod(probes, len(starts))
+    if per < 2:
+        per, extra = 2, 0
+    samples = walks_per_start(problem, starts, per + (extra > 0), seed)
+    samples = [v if j < extra else v[:per] for j, v in enumerate(samples)]
     tree = Estimate(sum(statistics.fmean(v) for v in samples),
-                    math.sqrt(sum(statistics.variance(v) / per for v in samples)), per * len(starts))
+                    math.sqrt(sum(statistics.variance(v) / len(v) for v in samples)), sum(map(len, samples)))
     try:
         from .backends.dlx import build_engine
 

@@ -70,6 +70,7 @@ from typing import TypeVar
 from urllib.parse import quote
 
 from ..errors import CpsolveError, CpsolveNotice
+from ..problem.canonical import class_id
 from ..problem.placements import ExactCoverProblem
 from ..problem.symmetry import BrokenProblem
 from .result import SolutionClass
@@ -161,11 +162,18 @@ class Summary:
     parts: int
     parts_done: int
     size: float
+    """The search's size in nodes: the finished subproblems' as measured, the others' as estimated (so a
+    complete run is 100 % done, never 108 %)."""
     size_done: float
     found: int
+    """Solutions the backend reported in the finished subproblems (one per kept key placement)."""
     classes: int
+    """Classes up to rotation and reflection found so far, finished subproblems or not: the lines of the
+    solutions file, and what a resume starts from."""
     rotation_classes: int
     complete: bool
+    total: int = 0
+    """Assemblies in all counted in the finished subproblems: a complete run's first count."""
 
     @property
     def command(self) -> str:
@@ -375,7 +383,7 @@ class Journal:
         for idx, key, assemblies, mirror, placements in self._db.execute(
                 "SELECT idx, key, assemblies, mirror_distinct, placements FROM classes ORDER BY idx"):
             yield key, SolutionClass(idx, assemblies, bool(mirror),
-                                     tuple((p, tuple(cells)) for p, cells in json.loads(placements)))
+                                     tuple((p, tuple(cells)) for p, cells in json.loads(placements)), class_id(key))
 
 
 def summary(path: Path) -> Summary:
@@ -588,8 +596,9 @@ class _Checker:
         summary = Summary(
             puzzle=m.puzzle, fingerprint=m.fingerprint, argv=m.argv, started=m.started,
             updated=m.updated, parts=len(parts), parts_done=sum(p[3] for p in parts),
-            size=math.fsum(p[2] for p in parts), size_done=math.fsum((p[6] or p[2]) for p in parts if p[3]),
-            found=found, classes=n, rotation_classes=len(rotations), complete=m.complete)
+            size=math.fsum((p[6] or p[2]) if p[3] else p[2] for p in parts),
+            size_done=math.fsum((p[6] or p[2]) for p in parts if p[3]), found=found, classes=n,
+            rotation_classes=len(rotations), complete=m.complete, total=weighted // m.numberings)
         restored = Restored(
             parts=tuple(p[1] for p in parts), sizes=tuple(p[2] for p in parts),
             done=frozenset(p[0] for p in parts if p[3]), weighted=weighted, found=found,

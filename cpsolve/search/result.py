@@ -23,6 +23,8 @@ class SolutionClass:
     mirror_distinct: bool
     placements: tuple[tuple[int, tuple[int, ...]], ...]
     """(piece index, sorted cell indices) of each placement, in the problem's terms."""
+    id: str = ""
+    """The class's stable id (`problem.canonical.class_id`): the same in every run of the puzzle."""
 
 
 @dataclass

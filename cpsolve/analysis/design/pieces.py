@@ -10,11 +10,13 @@ fits nowhere in the box (the "obvious impossibility" check; the volume is matche
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ...errors import CpsolveError
+from ...limits import check, placements_bound
 from ...puzzle.geometry import FACE_STEPS, Shape, bounding_size, box_cells, normalize, orientations, rotation_key
 from ...puzzle.model import Piece, Puzzle
 from ...puzzle.writer import Line, LineMap
@@ -91,13 +93,18 @@ def candidates(pool: dict[str, Shape], volume: int, copies: int = 1,
     """
     names = sorted(pool)
     sizes = [len(pool[n]) for n in names]
+    # What pieces i.. can still add at most, and the step their volumes move by: a branch that cannot
+    # reach `left` is cut at once (a 30x30x30 box with copies of tricubes spun for minutes without a
+    # single candidate: every multiset was tried and fell short).
+    most = [sum(min(copies, volume // z) * z for z in sizes[i:]) for i in range(len(names) + 1)]
+    step = [math.gcd(*sizes[i:]) if sizes[i:] else 0 for i in range(len(names) + 1)]
 
     def rec(i: int, left: int, chosen: list[tuple[str, int]], count: int) -> Iterator[tuple[tuple[str, int], ...]]:
         if left == 0:
             if pieces is None or pieces[0] <= count <= pieces[1]:
                 yield tuple(chosen)
             return
-        if i == len(names) or (pieces is not None and count >= pieces[1]):
+        if i == len(names) or (pieces is not None and count >= pieces[1]) or most[i] < left or left % step[i]:
             return
         for k in range(min(copies, left // sizes[i]), -1, -1):
             if k:
@@ -107,6 +114,16 @@ def candidates(pool: dict[str, Shape], volume: int, copies: int = 1,
                 chosen.pop()
 
     yield from rec(0, volume, [], 0)
+
+
+def check_limits(boxes: Sequence[tuple[int, int, int]], pool: dict[str, Shape]) -> None:
+    """Refuse, before any candidate is made, a box over `--max-cells` or a pool whose placements in it could
+    pass `--max-placements` (no candidate of the pool can have more), as `enumerate` refuses a file."""
+    for box in boxes:
+        label = "x".join(map(str, box))
+        check("max_cells", f"the box {label}'s volume", box[0] * box[1] * box[2], "--box")
+        check("max_placements", f"the estimated number of placements of the pool in the box {label}",
+              placements_bound(box_cells(box), pool.values()), "--pool")
 
 
 @dataclass(frozen=True)

@@ -4,17 +4,23 @@
 "use strict";
 window.addEventListener("error", (e) => {  // a failure shows on the page, where a person (or a test) sees it
   const out = document.getElementById("status");
-  if (out) { out.textContent = "error: " + e.message; out.dataset.error = e.message; }
+  if (out) { out.hidden = false; out.textContent = "error: " + e.message; out.dataset.error = e.message; }
 });
 (function () {
   const D = JSON.parse(document.getElementById("data").textContent);
+  const W = D.width || 1;  // characters per piece in a solution string
   const STEPS = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]];  // scene.FACE_STEPS
   const SHADE = [0.80, 0.80, 0.66, 0.66, 1.0, 0.55];  // scene.SHADE
   const DIRS = [[0, 0, 1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, -1]];  // scene.DIRECTIONS
+  const OPPOSITE = [5, 2, 1, 4, 3, 0];
+  const SIDE = ["above", "the right", "the left", "the back", "the front", "below"];  // where DIRS[i] leads
+  const WAY = ["up", "to the right", "to the left", "to the back", "to the front", "down"];  // DIRS[i] as a way
+  const GAP = 1;  // cells between the boxes of exploded pieces
   const $ = (id) => document.getElementById(id);
   const canvas = $("view"), ctx = canvas.getContext("2d");
   const status = $("status");
-  const st = { sol: 0, yaw: -0.785, pitch: 0.6155, zoom: 1, explode: 0, asm: 0, hidden: new Set(), playing: false };
+  const VIEW = D.chain ? { yaw: -0.423, pitch: 0.5 } : { yaw: -0.785, pitch: 0.6155 };  // a chain seen along a cube diagonal hides itself
+  const st = { sol: 0, yaw: VIEW.yaw, pitch: VIEW.pitch, zoom: 1, explode: 0, asm: 0, hidden: new Set(), playing: false };
   let S = null;  // the current solution, decoded
 
   const key = (c) => c[0] + "," + c[1] + "," + c[2];
@@ -22,6 +28,7 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
   const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
   const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
   const unit = (a) => { const n = Math.hypot(a[0], a[1], a[2]); return [a[0] / n, a[1] / n, a[2] / n]; };
+  const base = (label) => label.split("#")[0];
   function shade(hex, f) {
     const v = parseInt(hex.slice(1), 16);
     const c = [(v >> 16) & 255, (v >> 8) & 255, v & 255].map((x) => Math.max(0, Math.min(255, Math.round(x * f))));
@@ -35,10 +42,11 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
     return s[a] > 0 ? [u, w] : [w, u];
   });
   const EDGE = PLANE.map(([u, w]) => [[-w[0], -w[1], -w[2]], u, w, [-u[0], -u[1], -u[2]]]);
-  function corners(c, n, half) {
+  // The corners of the face n of a cube of half-side `half` about c (a square of half-side `size` in it).
+  function corners(c, n, half, size = half) {
     const s = STEPS[n], [u, w] = PLANE[n], m = [c[0] + s[0] * half, c[1] + s[1] * half, c[2] + s[2] * half];
     return [[-1, -1], [1, -1], [1, 1], [-1, 1]].map(([a, b]) =>
-      [m[0] + (a * u[0] + b * w[0]) * half, m[1] + (a * u[1] + b * w[1]) * half, m[2] + (a * u[2] + b * w[2]) * half]);
+      [m[0] + (a * u[0] + b * w[0]) * size, m[1] + (a * u[1] + b * w[1]) * size, m[2] + (a * u[2] + b * w[2]) * size]);
   }
   // scene.outer_faces: faces on the piece's surface; an edge is a faint seam where the side goes on flat.
   function outerFaces(cells) {
@@ -52,59 +60,132 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
     }
     return out;
   }
+  const centroid = (cells) => [0, 1, 2].map((a) => cells.reduce((s, c) => s + c[a] + 0.5, 0) / cells.length);
+
+  // -- one solution: its pieces, cells, colours, steps -----------------------------------------
+  const pieceIndex = (sym) => W === 1 ? D.alphabet.indexOf(sym)
+    : D.alphabet.indexOf(sym[0]) * D.alphabet.length + D.alphabet.indexOf(sym[1]);
+  function colorOf(i, j) {
+    if (!D.colors) return D.pieces[j].color;
+    return D.palette[D.alphabet.indexOf(D.colors[i][j])] || D.pieces[j].color;
+  }
 
   function decode(i) {
-    const text = D.solutions[i], parts = D.pieces.map((p) => ({ label: p.label, color: p.color, cells: [] }));
-    for (let k = 0; k < text.length; k++) parts[D.alphabet.indexOf(text[k])].cells.push(D.cells[k]);
-    const all = D.cells, mid = [0, 1, 2].map((a) => all.reduce((s, c) => s + c[a] + 0.5, 0) / all.length);
-    let reach = 0;
-    for (let a = 0; a < 3; a++) reach = Math.max(reach, Math.max(...all.map((c) => c[a])) - Math.min(...all.map((c) => c[a])) + 1);
-    reach += 1;
-    for (const p of parts) {
-      const cm = [0, 1, 2].map((a) => p.cells.reduce((s, c) => s + c[a] + 0.5, 0) / p.cells.length);
-      p.away = [cm[0] - mid[0], cm[1] - mid[1], cm[2] - mid[2]];
-      p.faces = D.chain ? [] : outerFaces(p.cells);
+    const text = D.solutions[i], all = D.pieces.map((p, j) => ({ label: p.label, color: colorOf(i, j), cells: [] }));
+    for (let k = 0; k < D.cells.length; k++) {
+      const sym = text.substr(k * W, W);
+      if (sym[0] !== " ") all[pieceIndex(sym)].cells.push(D.cells[k]);
     }
-    let steps = D.steps && D.steps[String(i)];
-    if (!steps) {
+    const marks = D.marks ? D.marks.solutions[i] : "", mark = {};  // constraint colours, by cell
+    for (let k = 0; k < marks.length; k++) if (marks[k] !== " ") mark[key(D.cells[k])] = D.marks.colors[D.alphabet.indexOf(marks[k])];
+    const parts = all.filter((p) => p.cells.length), every = parts.flatMap((p) => p.cells);
+    const mid = centroid(every);
+    let reach = 0;
+    for (let a = 0; a < 3; a++) reach = Math.max(reach, Math.max(...every.map((c) => c[a])) - Math.min(...every.map((c) => c[a])) + 1);
+    for (const p of parts) {
+      p.away = centroid(p.cells).map((v, a) => v - mid[a]);
+      p.faces = D.chain ? [] : outerFaces(p.cells).map((f) => Object.assign(f, { mark: mark[key(f.cell)] }));
+      p.lo = [0, 1, 2].map((a) => Math.min(...p.cells.map((c) => c[a])));
+      p.hi = [0, 1, 2].map((a) => Math.max(...p.cells.map((c) => c[a])) + 1);
+    }
+    const given = !!(D.steps && D.steps[String(i)]);
+    let unknown = false;
+    let steps = given ? D.steps[String(i)] : [];
+    if (!given) {  // triples: piece, direction, how far (page.py _step_code)
       const code = (D.assembly && D.assembly[i]) || "";
-      steps = [];
-      for (let k = 0; k + 1 < code.length; k += 2) {
-        const d = DIRS[+code[k + 1]];
-        steps.push({ pieces: [D.pieces[D.alphabet.indexOf(code[k])].label], move: d.map((v) => v * reach) });
+      for (let k = 0; k + W + 1 < code.length; k += W + 2) {
+        const far = D.alphabet.indexOf(code[k + W + 1]);
+        steps.push({ pieces: [D.pieces[pieceIndex(code.substr(k, W))].label], move: DIRS[+code[k + W]].map((v) => v * far), out: true });
       }
       // interlocked and no disassembly given: the pieces drop in from above, top ones last
-      if (!steps.length) {
-        const top = (p) => Math.max(...p.cells.map((c) => c[2]));
-        steps = parts.slice().sort((a, b) => top(b) - top(a)).map((p) => ({ pieces: [p.label], move: [0, 0, reach] }));
+      unknown = !steps.length && parts.length > 1 && !D.chain;
+      if (unknown) {
+        steps = parts.slice().sort((a, b) => b.hi[2] - a.hi[2]).map((p) => ({ pieces: [p.label], move: [0, 0, reach + 1], out: true }));
       }
     }
     const byLabel = {};
     parts.forEach((p, j) => { byLabel[p.label] = j; });
-    return { parts: parts, mid: mid, reach: reach, steps: steps, byLabel: byLabel, given: !!(D.steps && D.steps[String(i)]) };
+    // where each piece is after the first j disassembly moves, and when it first leaves for good
+    const cum = [parts.map(() => [0, 0, 0])], outAt = parts.map(() => Infinity);
+    steps.forEach((s, j) => {
+      const next = cum[j].map((o) => o.slice());
+      const out = s.out !== undefined ? s.out : Math.max(...s.move.map(Math.abs)) >= reach;
+      for (const lab of s.pieces) {
+        const k = byLabel[lab];
+        if (k === undefined) continue;
+        next[k] = add(next[k], s.move);
+        if (out) outAt[k] = Math.min(outAt[k], j);
+      }
+      cum.push(next);
+    });
+    // in words, a piece is its name, or its label (T#2) where the solution has several copies
+    const copies = {};
+    parts.forEach((p) => { copies[base(p.label)] = (copies[base(p.label)] || 0) + 1; });
+    const name = (label) => copies[base(label)] > 1 ? label : base(label);
+    const S1 = { parts: parts, mid: mid, steps: steps, cum: cum, outAt: outAt, byLabel: byLabel, given: given,
+      unknown: unknown, name: name };
+    S1.apart = explodeOffsets(parts, reach);
+    return S1;
+  }
+
+  // Explode: each piece along its own direction from the centre, just far enough that its box keeps
+  // GAP to the boxes of the pieces nearer the centre (placed first); a piece at the centre tries the axes.
+  function explodeOffsets(parts, reach) {
+    const order = parts.map((_, k) => k).sort((a, b) => Math.hypot(...parts[a].away) - Math.hypot(...parts[b].away) || a - b);
+    const boxes = [], out = parts.map(() => [0, 0, 0]);
+    const meet = (lo, hi, b) => [0, 1, 2].every((a) => lo[a] < b.hi[a] + GAP && b.lo[a] < hi[a] + GAP);
+    for (const k of order) {
+      const p = parts[k], n = Math.hypot(...p.away);
+      let best = null;
+      for (const w of n > 0.3 ? [p.away.map((v) => v / n)] : DIRS) {
+        for (let t = 0; t <= 4 * reach && (!best || t < best.t); t += 0.25) {
+          const o = w.map((v) => v * t);
+          if (!boxes.some((b) => meet(add(p.lo, o), add(p.hi, o), b))) { best = { t: t, o: o }; break; }
+        }
+      }
+      out[k] = best ? best.o : [0, 0, 0];
+      boxes.push({ lo: add(p.lo, out[k]), hi: add(p.hi, out[k]) });
+    }
+    return out;
   }
 
   // Where each part is at assembly time a (0 = nothing placed, N = assembled): the disassembly steps
-  // played backwards; a part that has left the assembly (as far as `reach`) is not drawn.
+  // played backwards; a part that has left the assembly, and whose sub-assembly is not being built
+  // yet, is not drawn.
   function placement(a) {
-    const N = S.steps.length, u = N - a, off = S.parts.map(() => [0, 0, 0]), gone = S.parts.map(() => false);
-    const whole = Math.floor(u), frac = u - whole;
-    for (let j = 0; j < N && j <= whole; j++) {
-      const f = j < whole ? 1 : frac;
-      if (f <= 0) continue;
-      for (const lab of S.steps[j].pieces) {
+    const N = S.steps.length, u = Math.max(0, Math.min(N, N - a)), whole = Math.min(Math.floor(u), N), frac = u - whole;
+    const off = S.cum[whole].map((o) => o.slice());
+    if (whole < N && frac > 0) {
+      for (const lab of S.steps[whole].pieces) {
         const k = S.byLabel[lab];
-        if (k === undefined) continue;
-        const m = S.steps[j].move;
-        off[k] = [off[k][0] + m[0] * f, off[k][1] + m[1] * f, off[k][2] + m[2] * f];
+        if (k !== undefined) off[k] = add(off[k], S.steps[whole].move.map((v) => v * frac));
       }
     }
-    // Pieces of the (sub-)assemblies whose moves are played already or now are on show; the rest
-    // have not come in yet (they sit far away, where a finished disassembly left them).
     const later = new Set();
-    for (let j = Math.max(0, whole); j < N; j++) for (const lab of (S.steps[j].part || S.steps[j].pieces)) later.add(lab);
-    S.parts.forEach((p, k) => { if (!later.has(p.label) && Math.hypot(...off[k]) >= S.reach - 1e-6) gone[k] = true; });
-    return { off: off, gone: gone };
+    for (let j = whole; j < N; j++) for (const lab of (S.steps[j].part || S.steps[j].pieces)) later.add(lab);
+    return { off: off, gone: S.parts.map((p, k) => !later.has(p.label) && S.outAt[k] < whole) };
+  }
+
+  // A piece's point c moved by o, as drawn (a chain's cubes sit a little apart, so its string shows).
+  const at = (c, o) => D.chain ? [0, 1, 2].map((a) => S.mid[a] + (c[a] + o[a] - S.mid[a]) * 1.3) : add(c, o);
+
+  // The view is centred on the assembled puzzle (exploded as now) and takes in the whole
+  // animation: a sphere about that centre holding every piece at every step (a sphere, so that
+  // turning the puzzle does not change its size).
+  function extent() {
+    const box = (offs) => {
+      const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity], corners = [];
+      S.parts.forEach((p, k) => {
+        const o = add(offs[k], S.apart[k].map((v) => v * st.explode)), a = at(p.lo, o), b = at(p.hi, o);
+        for (let m = 0; m < 8; m++) corners.push([m & 1 ? b[0] : a[0], m & 2 ? b[1] : a[1], m & 4 ? b[2] : a[2]]);
+        for (let i = 0; i < 3; i++) { lo[i] = Math.min(lo[i], a[i]); hi[i] = Math.max(hi[i], b[i]); }
+      });
+      return { centre: [0, 1, 2].map((i) => (lo[i] + hi[i]) / 2), corners: corners };
+    };
+    const centre = box(S.cum[0]).centre;
+    let radius = 1;
+    for (const offs of S.cum) for (const c of box(offs).corners) radius = Math.max(radius, Math.hypot(c[0] - centre[0], c[1] - centre[1], c[2] - centre[2]));
+    return { centre: centre, radius: radius };
   }
 
   function camera() {
@@ -123,18 +204,18 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
-    const cam = camera(), place = placement(st.asm), spread = st.explode * 1.6;
-    const radius = S.reach * 0.9 * (1 + spread * 0.9);
-    const scale = st.zoom * Math.min(w, h) / (2 * radius), cx = w / 2, cy = h / 2;
-    const P = (p) => { const q = [p[0] - S.mid[0], p[1] - S.mid[1], p[2] - S.mid[2]]; return [cx + dot(q, cam.right) * scale, cy - dot(q, cam.up) * scale]; };
-    const items = [];
+    const cam = camera(), place = placement(st.asm), fit = extent();
+    const scale = st.zoom * Math.min(w, h) / (2 * fit.radius * 1.04), cx = w / 2, cy = h / 2;
+    const P = (p) => { const q = [p[0] - fit.centre[0], p[1] - fit.centre[1], p[2] - fit.centre[2]]; return [cx + dot(q, cam.right) * scale, cy - dot(q, cam.up) * scale]; };
+    const items = [], boxes = [];
     let pieces = 0, faces = 0;
     S.parts.forEach((p, k) => {
-      if (st.hidden.has(p.label) || place.gone[k] || !p.cells.length) return;
+      if (st.hidden.has(p.label) || place.gone[k]) return;
       pieces++;
-      const o = add(place.off[k], p.away.map((v) => v * spread));
+      const o = add(place.off[k], S.apart[k].map((v) => v * st.explode));
+      boxes.push([p.label, ...at(p.lo, o), ...at(p.hi, o)].map((v) => typeof v === "number" ? Math.round(v * 1000) / 1000 : v));
       if (D.chain) {
-        const c = add(p.cells[0], [0.5 + o[0], 0.5 + o[1], 0.5 + o[2]]).map((v, a) => S.mid[a] + (v - S.mid[a]) * 1.3);
+        const c = at([p.cells[0][0] + 0.5, p.cells[0][1] + 0.5, p.cells[0][2] + 0.5], o);
         items.push({ depth: dot(c, cam.toward), kind: "cube", c: c, color: p.color, label: p.label });
         return;
       }
@@ -143,7 +224,7 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
         if (dot(STEPS[f.n], cam.toward) <= 1e-9) continue;
         const c = add(f.cell, o), kk = key(c);
         if (!byCell[kk]) { byCell[kk] = { depth: dot([c[0] + 0.5, c[1] + 0.5, c[2] + 0.5], cam.toward), kind: "faces", faces: [], color: p.color }; items.push(byCell[kk]); }
-        byCell[kk].faces.push({ c: [c[0] + 0.5, c[1] + 0.5, c[2] + 0.5], n: f.n, strong: f.strong });
+        byCell[kk].faces.push({ c: [c[0] + 0.5, c[1] + 0.5, c[2] + 0.5], n: f.n, strong: f.strong, mark: f.mark });
         faces++;
       }
     });
@@ -153,8 +234,8 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
         const a = cubes[k].c, b = cubes[k + 1].c;
         if (+cubes[k + 1].label !== +cubes[k].label + 1) continue;
         const t = 0.36 / Math.max(0.72, Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]));  // only the gap shows
-        const at = (f) => [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
-        items.push({ depth: (dot(a, cam.toward) + dot(b, cam.toward)) / 2 - 1e-6, kind: "string", a: at(t), b: at(1 - t) });
+        const along = (f) => [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
+        items.push({ depth: (dot(a, cam.toward) + dot(b, cam.toward)) / 2 - 1e-6, kind: "string", a: along(t), b: along(1 - t) });
       }
     }
     items.sort((a, b) => a.depth - b.depth);
@@ -172,6 +253,12 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
             ctx.beginPath(); ctx.moveTo(a[0], a[1]); ctx.lineTo(b[0], b[1]);
             ctx.strokeStyle = f.strong[i] ? shade(it.color, 0.3) : shade(it.color, lit * 0.82);
             ctx.lineWidth = f.strong[i] ? edgeW : seamW; ctx.stroke();
+          }
+          if (f.mark) {  // a constraint colour: a square in the middle of the face (pictures.MARK_SIZE)
+            const m = corners(f.c, f.n, 0.5, 0.25).map(P);
+            ctx.beginPath(); m.forEach((pt, i) => (i ? ctx.lineTo(pt[0], pt[1]) : ctx.moveTo(pt[0], pt[1]))); ctx.closePath();
+            ctx.fillStyle = shade(f.mark, lit); ctx.fill();
+            ctx.strokeStyle = shade(f.mark, lit * 0.6); ctx.lineWidth = seamW; ctx.stroke();
           }
         }
       } else if (it.kind === "cube") {
@@ -192,13 +279,109 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
         ctx.strokeStyle = D.string; ctx.lineWidth = Math.max(2, scale / 12); ctx.stroke();
       }
     }
-    status.textContent = "pieces drawn: " + pieces + ", faces: " + faces;
-    status.dataset.pieces = pieces; status.dataset.faces = faces;
+    $("step").textContent = stepWords();
+    // what was drawn, for whoever reads the page's DOM (the tests do): not shown
+    Object.assign(status.dataset, { pieces: pieces, faces: faces, boxes: JSON.stringify(boxes) });
+    remember();
+  }
+
+  // -- the current step in words ---------------------------------------------------------------
+  function names(list) {
+    if (list.length > 4) return list.slice(0, 3).join(", ") + " and " + (list.length - 3) + " more";
+    return list.length > 1 ? list.slice(0, -1).join(", ") + " and " + list[list.length - 1] : list[0];
+  }
+  function words(step) {
+    const m = step.move, far = Math.max(...m.map(Math.abs));
+    const d = DIRS.findIndex((v) => v[0] * far === m[0] && v[1] * far === m[1] && v[2] * far === m[2]);
+    const who = D.chain ? "cube " + step.pieces[0] : names(step.pieces.map(S.name)), one = step.pieces.length === 1;
+    const out = step.out !== undefined ? step.out : far >= 1e9;
+    if (d < 0) return who + (one ? " moves" : " move");
+    if (out) return who + (one ? " comes" : " come") + " in from " + SIDE[d];
+    return who + (one ? " moves " : " move ") + far + (far === 1 ? " cell " : " cells ") + WAY[OPPOSITE[d]];
+  }
+  function stepWords() {
+    const N = S.steps.length;
+    if (!N) return "";
+    const k = Math.max(1, Math.min(N, Math.ceil(st.asm - 1e-9)));  // the step being made, or just made
+    if (S.unknown) {
+      return "Step " + k + " of " + N + ": " + S.name(S.steps[N - k].pieces[0]) + " (no way to slide this assembly " +
+        "apart is known: its pieces are shown one at a time)";
+    }
+    return "Step " + k + " of " + N + ": " + words(S.steps[N - k]) + (st.asm >= N ? " (assembled)" : "");
+  }
+
+  // -- the address follows the view, so that a link shows the same --------------------------------
+  let addressTimer = 0;
+  const round = (v, n) => String(Math.round(v * n) / n);
+  function remember() { if (!addressTimer) addressTimer = setTimeout(writeAddress, 200); }
+  function writeAddress() {
+    addressTimer = 0;
+    const h = [];
+    if (D.solutions.length > 1) h.push("solution=" + st.sol);
+    if (st.asm < S.steps.length) h.push("assembly=" + round(st.asm, 100));
+    if (st.explode > 0) h.push("explode=" + round(st.explode, 100));
+    if (st.hidden.size) h.push("hide=" + [...st.hidden].map(encodeURIComponent).join(","));
+    if (Math.abs(st.yaw - VIEW.yaw) > 1e-3 || Math.abs(st.pitch - VIEW.pitch) > 1e-3) h.push("yaw=" + round(st.yaw, 1000), "pitch=" + round(st.pitch, 1000));
+    if (Math.abs(st.zoom - 1) > 1e-3) h.push("zoom=" + round(st.zoom, 1000));
+    const hash = h.length ? "#" + h.join("&") : "";
+    if (hash !== location.hash) {
+      try { history.replaceState(null, "", location.pathname + location.search + hash); } catch (err) { /* a sandboxed frame: no address to keep */ }
+    }
+    status.dataset.address = location.hash;
   }
 
   // -- controls ------------------------------------------------------------------------------
   let frame = 0;
   const redraw = () => { if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(); }); };
+  const legend = $("legend");
+
+  function buildLegend() {
+    legend.textContent = "";
+    if (D.chain) {  // one entry for the chain, not one per cube
+      const li = document.createElement("li"), sw = document.createElement("span"), n = S.parts.length;
+      sw.className = "sw"; sw.style.background = "linear-gradient(90deg, " + D.pieces[0].color + " 50%, " + (D.pieces[1] || D.pieces[0]).color + " 50%)";
+      li.append(sw, n + " cubes on a string, numbered 0\u2013" + (n - 1));
+      legend.appendChild(li);
+      return;
+    }
+    const groups = new Map();
+    for (const p of S.parts) { if (!groups.has(base(p.label))) groups.set(base(p.label), []); groups.get(base(p.label)).push(p); }
+    for (const [name, copies] of groups) {
+      const li = document.createElement("li"), chips = document.createElement("span");
+      li.dataset.name = name; chips.className = "chips";
+      li.title = copies.length > 1 ? "click the name to hide or show every copy, a square for one" : "click to show or hide";
+      for (const p of copies) {
+        const sw = document.createElement("span");
+        sw.className = "sw"; sw.style.background = p.color; sw.dataset.label = p.label; sw.title = p.label;
+        if (copies.length > 1) sw.addEventListener("click", (e) => { e.stopPropagation(); toggle([p.label]); });
+        chips.appendChild(sw);
+      }
+      li.append(chips, copies.length > 1 ? name + " \u00d7" + copies.length : name);
+      li.addEventListener("click", () => toggle(copies.map((p) => p.label)));
+      legend.appendChild(li);
+    }
+    if (D.marks) {  // the constraint colours on the cells
+      D.marks.names.forEach((name, j) => {
+        const li = document.createElement("li"), sw = document.createElement("span");
+        sw.className = "sw"; sw.style.background = D.marks.colors[j];
+        li.className = "mark"; li.append(sw, "colour: " + name);
+        legend.appendChild(li);
+      });
+    }
+    markLegend();
+  }
+  function toggle(labels) {
+    const hide = labels.some((lab) => !st.hidden.has(lab));
+    for (const lab of labels) { if (hide) st.hidden.add(lab); else st.hidden.delete(lab); }
+    markLegend(); redraw();
+  }
+  function markLegend() {
+    for (const li of legend.children) {
+      const chips = [...li.querySelectorAll("[data-label]")];
+      chips.forEach((c) => c.classList.toggle("off", st.hidden.has(c.dataset.label)));
+      li.classList.toggle("off", chips.length > 0 && chips.every((c) => st.hidden.has(c.dataset.label)));
+    }
+  }
 
   function showSolution(i) {
     st.sol = Math.max(0, Math.min(D.solutions.length - 1, i));
@@ -208,22 +391,10 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
     st.asm = S.steps.length; asm.value = asm.max;
     $("which").textContent = D.solutions.length > 1 ? "solution " + st.sol + " of " + D.solutions.length + " (0-based)" : "";
     $("jump").value = String(st.sol);
-    $("order").textContent = S.given ? "disassembly moves reversed" : (D.chain ? "cube by cube" : "each piece slides in along an axis");
+    buildLegend();
     redraw();
   }
 
-  const legend = $("legend");
-  D.pieces.forEach((p) => {
-    const li = document.createElement("li"), sw = document.createElement("span");
-    sw.className = "sw"; sw.style.background = p.color;
-    li.appendChild(sw); li.appendChild(document.createTextNode(p.label));
-    li.title = "click to show or hide";
-    li.addEventListener("click", () => {
-      if (st.hidden.has(p.label)) st.hidden.delete(p.label); else st.hidden.add(p.label);
-      li.classList.toggle("off", st.hidden.has(p.label)); redraw();
-    });
-    legend.appendChild(li);
-  });
   if (D.solutions.length < 2) $("nav").hidden = true;
   $("prev").addEventListener("click", () => showSolution(st.sol - 1));
   $("next").addEventListener("click", () => showSolution(st.sol + 1));
@@ -260,10 +431,10 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
   canvas.addEventListener("wheel", (e) => { e.preventDefault(); st.zoom = Math.max(0.3, Math.min(6, st.zoom * Math.exp(-e.deltaY * 0.001))); redraw(); }, { passive: false });
   window.addEventListener("resize", redraw);
 
-  // The address can set the state, through the same controls a person uses (so the address also
-  // exercises them): #solution=3&yaw=0.5&pitch=0.4&zoom=1.5&explode=0.5&assembly=2&hide=A,B&drag=40,-10
+  // The address sets the state, through the same controls a person uses (so the address also
+  // exercises them): #solution=3&yaw=0.5&pitch=0.4&zoom=1.5&explode=0.5&assembly=2&hide=A,B&drag=40,-10;
+  // the page writes it back as the view changes (without drag, which becomes yaw and pitch).
   const h = new URLSearchParams(location.hash.slice(1));
-  if (D.chain) { st.yaw = -0.423; st.pitch = 0.5; }  // seen along a cube diagonal, a chain's cubes hide each other
   showSolution(parseInt(h.get("solution") || "0", 10));
   if (h.has("yaw")) st.yaw = parseFloat(h.get("yaw"));
   if (h.has("pitch")) st.pitch = parseFloat(h.get("pitch"));
@@ -271,15 +442,17 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
   const slide = (id, value) => { const el = $(id); el.value = String(value); el.dispatchEvent(new Event("input")); };
   if (h.has("explode")) slide("explode", parseFloat(h.get("explode")) * 100);
   if (h.has("assembly")) slide("assembly", parseFloat(h.get("assembly")) * 100);
-  for (const lab of (h.get("hide") || "").split(",").filter(Boolean)) {
-    const li = legend.children[D.pieces.findIndex((p) => p.label === lab)];
-    if (li) li.click();
+  // hide: labels split on the commas of the address itself (a label's own commas are written %2C)
+  const hide = (location.hash.slice(1).split("&").find((kv) => kv.startsWith("hide=")) || "hide=").slice(5);
+  for (const lab of hide.split(",").filter(Boolean).map((v) => decodeURIComponent(v.replace(/\+/g, " ")))) {
+    const el = [...legend.querySelectorAll("[data-label]")].find((c) => c.dataset.label === lab);
+    if (el && !st.hidden.has(lab)) (el.closest("li").querySelectorAll("[data-label]").length > 1 ? el : el.closest("li")).click();
   }
   if (h.has("drag")) {  // a drag across the picture, as a mouse would make it
     const [dx, dy] = h.get("drag").split(",").map(Number), r = canvas.getBoundingClientRect();
-    const at = (x, y, type) => canvas.dispatchEvent(new PointerEvent(type, { clientX: x, clientY: y, pointerId: 1, bubbles: true }));
+    const fire = (x, y, type) => canvas.dispatchEvent(new PointerEvent(type, { clientX: x, clientY: y, pointerId: 1, bubbles: true }));
     const x0 = r.left + r.width / 2, y0 = r.top + r.height / 2;
-    at(x0, y0, "pointerdown"); at(x0 + dx, y0 + dy, "pointermove"); at(x0 + dx, y0 + dy, "pointerup");
+    fire(x0, y0, "pointerdown"); fire(x0 + dx, y0 + dy, "pointermove"); fire(x0 + dx, y0 + dy, "pointerup");
   }
   draw();
   status.dataset.ms = String(Math.round(performance.now()));  // from navigation to the first picture

@@ -14,7 +14,6 @@ builds what a problem needs once (a model, an engine) with `Backend.kept_for`.
 
 from __future__ import annotations
 
-import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ from importlib.util import find_spec
 from typing import ClassVar, TypeVar
 
 from ...errors import CpsolveError
+from ...limits import check_timeout
 from ...problem.placements import ExactCoverProblem
 
 OnSolution = Callable[[tuple[int, ...]], bool | None]
@@ -196,8 +196,7 @@ class Backend(ABC):
         `gives_back` stops after `budget` (> 0) search nodes and returns what it did not search as
         prefixes in `rest`.
         """
-        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-            raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
+        check_timeout(timeout)
         run = SearchRun(SearchStats(self.label), on_solution, limit, timeout, budget)
         try:
             self._search(problem, tuple(forced), run)

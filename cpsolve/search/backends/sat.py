@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...problem.cnf import DEFAULT_ENCODING, Cnf, encode
+from ...problem.cnf import DEFAULT_ENCODING, Cnf, encode, too_big
 from ...problem.placements import ExactCoverProblem
 from .base import Backend, BackendUnavailable, SearchRun
 
@@ -82,6 +82,11 @@ class SatBackend(Backend):
         super().__init__(options)
         self.solver = resolve_solver(options or DEFAULT_SOLVER)
         self.encoding = encoding
+
+    def unsupported_reason(self, problem: ExactCoverProblem) -> str | None:
+        """A CNF over `--max-literals` is not built (`auto` then takes cpsat, which needs no encoding of
+        the counts: the 27x27x27 box of rods, whose CNF would hold 17 billion literals, in 300 MB)."""
+        return too_big(problem, self.encoding)
 
     def cnf(self, problem: ExactCoverProblem) -> Cnf:
         """The problem's CNF, kept for the next subproblem (the same problem with other forced rows)."""
