@@ -1138,6 +1138,8 @@ def count_approx(
     from .search.estimate import estimate_solutions
 
     check_parameters(epsilon, delta)
+    check_timeout(timeout)
+    check_timeout(knuth_seconds, "knuth_seconds")
     if walks < 0:
         raise CpsolveError(f"must be >= 0, not {walks}", field="walks")
     prepared = _prepared(puzzle, True, workers)
@@ -1155,9 +1157,7 @@ def count_approx(
         try:
             found = projected_count(encode(problem), epsilon, delta, seed, timeout)
         except CpsolveError as exc:
-            if exc.field not in ("timeout", "approx") and exc.exit_code != 1:
-                raise
-            if exc.message == INSTALL_HINT and not walks:
+            if exc.field not in ("timeout", "approx") or (exc.message == INSTALL_HINT and not walks):
                 raise
             notes.append(f"ApproxMC: {exc.message}")
         else:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CpsolveError
+from ..limits import check_timeout
 from ..problem.cnf import Cnf
 from .isolate import ChildDied, Overrun, run_isolated
 
@@ -80,14 +81,18 @@ def _tools_installed() -> None:
         raise CpsolveError(INSTALL_HINT, field="approx", exit_code=1) from None
 
 
+TIMEOUT_EXIT = 3
+"""The exit status of a run cut short by its timeout, as everywhere (`api.TIMEOUT_EXIT`)."""
+
+
 def _isolated(call: Callable[[], Any], timeout: float | None, what: str) -> Any:
-    """`call()` in a forked child; a timeout is a one-line error (exit 1), Ctrl-C a KeyboardInterrupt."""
-    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
-        raise CpsolveError(f"must be a finite number of seconds > 0, not {timeout}", field="timeout")
+    """`call()` in a forked child; a timeout is a one-line error (exit 3), Ctrl-C a KeyboardInterrupt."""
+    check_timeout(timeout)
     try:
         value, _ = run_isolated(call, timeout)
     except Overrun:
-        raise CpsolveError(f"{what} did not finish within {timeout:g} s", field="timeout", exit_code=1) from None
+        raise CpsolveError(f"{what} did not finish within {timeout:g} s", field="timeout",
+                           exit_code=TIMEOUT_EXIT) from None
     except ChildDied as exc:
         raise CpsolveError(f"{what} failed: {exc}", exit_code=1) from None
     return value
