@@ -1064,6 +1064,8 @@ class ApproxCounts:
     rotations: int
     symmetries: int
     notes: tuple[str, ...] = ()
+    knuth_reached: int = 0
+    """Walks that reached a solution (the others are worth 0): with few, the error bar is unreliable too."""
 
     @property
     def best(self) -> float | None:
@@ -1085,7 +1087,7 @@ class ApproxCounts:
             "exact": self.exact, "epsilon": self.epsilon, "delta": self.delta, "seed": self.seed,
             "seconds": self.seconds,
             "knuth": {"total": self.knuth, "stderr": self.knuth_stderr, "walks": self.knuth_walks,
-                      "seconds": self.knuth_seconds},
+                      "reached": self.knuth_reached, "seconds": self.knuth_seconds},
             "derived": {"unique_rotation": self.unique_rotation, "unique_symmetry": self.unique_symmetry,
                         "rotations": self.rotations, "symmetries": self.symmetries,
                         "how": "total / rotations and total / symmetries: exact only when no assembly is "
@@ -1134,7 +1136,7 @@ def count_approx(
     >>> 7 < a.knuth < 9, a.rotations
     (True, 24)
     """
-    from .search.approx import check_parameters, projected_count
+    from .search.approx import check_parameters
     from .search.estimate import estimate_solutions
 
     check_parameters(epsilon, delta)
@@ -1149,23 +1151,31 @@ def count_approx(
     total = interval = seconds = None
     exact = False
     if approxmc:
-        from .problem.cnf import encode
-        from .search.approx import INSTALL_HINT
+        from .search.approx import INSTALL_HINT, part_cnfs, split_count
 
+        cnfs = part_cnfs(broken.problem, broken.starts)
+        weights = broken.weights or (1,)
         if progress is not None:
-            progress("ApproxMC: counting the CNF projected on the placement variables")
+            progress(f"ApproxMC: counting {len(cnfs)} part(s) (the key's placements), each CNF projected on the "
+                     "placement variables")
+
+        def part_done(done: int, of: int) -> None:
+            if progress is not None:
+                progress(f"ApproxMC: {done} of {of} parts counted")
+
         try:
-            found = projected_count(encode(problem), epsilon, delta, seed, timeout)
+            found = split_count(list(zip(cnfs, weights, strict=True)), epsilon, delta, seed, timeout, workers,
+                                part_done)
         except CpsolveError as exc:
             if exc.field not in ("timeout", "approx") or (exc.message == INSTALL_HINT and not walks):
                 raise
             notes.append(f"ApproxMC: {exc.message}")
         else:
-            total, exact, seconds = found.count // numberings, found.exact, found.seconds
+            total, exact, seconds = found.count // numberings, found.is_exact, found.seconds
             low, high = found.interval
             interval = (low / numberings, high / numberings)
     knuth = knuth_stderr = knuth_seconds_taken = None
-    knuth_walks = 0
+    knuth_walks = knuth_reached = 0
     if walks and problem.side_clauses:
         notes.append("Knuth: no walks for a chain (its joints are not exact cover)")
     elif walks:
@@ -1179,19 +1189,21 @@ def count_approx(
         estimate = estimate_solutions(broken.problem, broken.starts, broken.weights or (1,), walks, seed=seed,
                                       seconds=knuth_seconds, workers=workers, on_batch=report)
         knuth, knuth_stderr = estimate.solutions / numberings, estimate.stderr / numberings
-        knuth_walks, knuth_seconds_taken = estimate.walks, estimate.seconds
+        knuth_walks, knuth_seconds_taken, knuth_reached = estimate.walks, estimate.seconds, estimate.reached
         if estimate.reached == 0:
             notes.append(f"Knuth: none of {estimate.walks} walks reached a solution (0 is no estimate: more walks)")
     canon = prepared.canonicalizer
     return ApproxCounts(prepared.name, total, interval, exact, epsilon, delta, seed, seconds, knuth, knuth_stderr,
-                        knuth_walks, knuth_seconds_taken, canon.n_rotations, len(canon.elements), tuple(notes))
+                        knuth_walks, knuth_seconds_taken, canon.n_rotations, len(canon.elements), tuple(notes),
+                        knuth_reached)
 
 
 def sample(puzzle: Puzzle, n: int, *, seed: int = 1, timeout: float | None = None) -> list[Solution]:
     """`n` near-uniform random assemblies (UniGen on the sat backend's CNF projected on the placement
     variables; `seed` makes them reproducible; `timeout` in seconds raises, exit code 1). Each is the
     assembly as drawn; its `index` numbers its class (up to rotation and reflection) in the order the
-    sample first meets it, and `assemblies` and `mirror_distinct` describe that class, so `as_line()`
+    sample first meets it, `id` is the class's stable id (as `enumerate` gives it), and `assemblies` and
+    `mirror_distinct` describe that class, so `as_line()`
     writes the solutions file `cpsolve sample` writes. Draws are independent: an assembly may repeat.
     Needs the extra `cpsolve[approx]`.
 
@@ -1200,18 +1212,20 @@ def sample(puzzle: Puzzle, n: int, *, seed: int = 1, timeout: float | None = Non
     (3, {0}, 8)
     """
     from .output.solutions import labelled, rows_as_placements
+    from .problem.canonical import class_id
     from .problem.cnf import encode
-    from .search.approx import uniform_rows
+    from .search.approx import APPROX_ENCODING, uniform_rows
 
     prepared = _prepared(puzzle, False)
     problem = prepared.problem
     classes: dict[bytes, int] = {}
     out = []
-    for rows in uniform_rows(encode(problem), n, seed, timeout):
+    for rows in uniform_rows(encode(problem, APPROX_ENCODING), n, seed, timeout):
         forms = prepared.canonicalizer.forms(problem, rows)
         index = classes.setdefault(forms.symmetry_key, len(classes))
         out.append(Solution(prepared.name, _frozen(labelled(problem, rows_as_placements(problem, rows))), index,
-                            forms.orbit * (2 if forms.mirror_distinct else 1), forms.mirror_distinct, puzzle))
+                            forms.orbit * (2 if forms.mirror_distinct else 1), forms.mirror_distinct, puzzle,
+                            id=class_id(forms.symmetry_key)))
     return out
 
 

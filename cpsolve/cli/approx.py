@@ -24,6 +24,7 @@ from .common import (
     WorkersOpt,
     _open_output,
     app,
+    counted,
     default_workers,
     puzzle_of,
 )
@@ -149,5 +150,6 @@ def sample(
     if not quiet:
         classes = len({s.index for s in drawn})
         where = f" to {out}" if out is not None else ""
-        print(f"cpsolve: {len(drawn)} random assemblies of {api.printable(puzzle.name)}{where}, {classes} distinct "
-              "classes up to rotation and reflection", file=sys.stderr)
+        print(f"cpsolve: {counted(len(drawn), 'random assembly', 'random assemblies')} of "
+              f"{api.printable(puzzle.name)}{where}, {counted(classes, 'distinct class', 'distinct classes')} up to "
+              "rotation and reflection", file=sys.stderr)
