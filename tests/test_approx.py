@@ -288,3 +288,31 @@ def test_cli_sample_to_stdout_is_the_same_lines():
     b = run_cli("sample", "slothouber-graatsma", "-n", "3", "--seed", "4", "-q")
     assert a.returncode == 0 and a.stderr == "" and a.stdout == b.stdout
     assert [json.loads(x)["class"] for x in a.stdout.splitlines()] == [0, 0, 0]
+
+
+def test_cli_count_approx_ctrl_c_is_one_line_and_leaves_no_process():
+    """Ctrl-C while ApproxMC counts on two workers (a child and its pool, in C, deaf to signals): one
+    line, exit 130, within the child's grace of 2 s, and no process left behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import descendants
+
+    proc = subprocess.Popen([sys.executable, "-m", "cpsolve", "count", "soma", "--approx", "-w", "2", "--walks", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    first = proc.stderr.readline()
+    assert first.startswith("cpsolve: ApproxMC: counting 3 part(s)"), first
+    time.sleep(1.0)
+    below = descendants(proc.pid)
+    assert len(below) >= 2  # the isolated child and its counters
+    sent = time.monotonic()
+    os.kill(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 6
+    assert (proc.returncode, out, err) == (130, "", "cpsolve: count --approx: interrupted, nothing counted\n")
+    time.sleep(0.5)
+    assert [p for p in below if os.path.exists(f"/proc/{p}")] == []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -80,13 +80,22 @@ def count(
         if not quiet:
             print(f"cpsolve: {line}", file=sys.stderr, flush=True)
 
-    found = api.count_approx(puzzle, epsilon=epsilon, delta=delta, seed=seed, walks=walks, timeout=timeout,
-                             knuth_seconds=walk_seconds, workers=workers or default_workers(),
-                             approxmc=approxmc, progress=progress)
+    try:
+        found = api.count_approx(puzzle, epsilon=epsilon, delta=delta, seed=seed, walks=walks, timeout=timeout,
+                                 knuth_seconds=walk_seconds, workers=workers or default_workers(),
+                                 approxmc=approxmc, progress=progress)
+    except KeyboardInterrupt:
+        _interrupted("count --approx", "nothing counted")
     if as_json:
         typer.echo(json.dumps(found.as_json()))
         return
     typer.echo(summary(found))
+
+
+def _interrupted(command: str, what: str) -> NoReturn:
+    """Ctrl-C (or SIGTERM, SIGHUP) while a tool ran: one line saying so, then the usual exit status."""
+    print(f"cpsolve: {command}: interrupted, {what}", file=sys.stderr, flush=True)
+    raise KeyboardInterrupt
 
 
 def summary(found: ApproxCounts) -> str:
@@ -135,7 +144,10 @@ def sample(
     puzzle = puzzle_of(model, problem, "sample")
     handle = _open_output(out)
     try:
-        drawn = api.sample(puzzle, n, seed=seed, timeout=timeout)
+        try:
+            drawn = api.sample(puzzle, n, seed=seed, timeout=timeout)
+        except KeyboardInterrupt:
+            _interrupted("sample", "nothing written")
         if not drawn:
             raise CpsolveError("has no assembly to sample", where=puzzle.name, exit_code=1)
         for k, solution in enumerate(drawn):

@@ -113,8 +113,9 @@ TIMEOUT_EXIT = 3
 
 
 def _isolated(call: Callable[[], Any], limit: float | None, what: str, timeout: float | None) -> Any:
-    """`call()` in a forked child stopped after `limit` seconds (what is left of `timeout`); running
-    past it is a one-line error (exit 3), Ctrl-C a KeyboardInterrupt."""
+    """`call()` in a forked child stopped after `limit` seconds (what is left of `timeout`; asked by
+    SIGINT, killed GRACE seconds later); running past it is a one-line error (exit 3), Ctrl-C a
+    KeyboardInterrupt."""
     try:
         value, _ = run_isolated(call, limit)
     except Overrun:
@@ -173,6 +174,19 @@ def part_cnfs(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], encod
     return out
 
 
+_PARTS: tuple[Sequence[tuple[Cnf, int]], float, float, int, Sequence[int] | None] | None = None
+"""What the forked counters read (inherited at fork): the parts, epsilon, delta per part, seed, projection."""
+
+
+def _count_part(j: int) -> tuple[int, int]:
+    """ApproxMC on part j, with its share of delta and seed + j."""
+    assert _PARTS is not None, "set before the counters were forked"
+    parts, epsilon, share, seed, projection = _PARTS
+    cnf = parts[j][0]
+    over = list(projection) if projection is not None else list(range(1, cnf.n_rows + 1))
+    return _approxmc(cnf, epsilon, share, seed + j, over)
+
+
 def split_count(parts: Sequence[tuple[Cnf, int]], epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA,
                 seed: int = 1, timeout: float | None = None, workers: int = 1,
                 on_part: Callable[[int, int], object] | None = None,
@@ -180,34 +194,36 @@ def split_count(parts: Sequence[tuple[Cnf, int]], epsilon: float = DEFAULT_EPSIL
     """The sum over `parts` (CNF, weight) of weight x ApproxMC's projected count of the CNF.
 
     Each part runs with delta / len(parts) (the union bound: all parts within their factor at once
-    with probability at least 1 - delta) and seed + its index, in a forked child of its own, `workers`
-    at a time; `timeout` (seconds) bounds the whole. `on_part(done, of)` after each part."""
+    with probability at least 1 - delta) and seed + its index. All of it runs in one forked child
+    (`isolate.run_isolated`: stopped from outside at `timeout` or on Ctrl-C, since ApproxMC holds the
+    interpreter in C and notices no signal), which counts the parts itself or, with `workers` > 1, on
+    a pool of forked counters that die with it. `on_part(done, of)` after each part (in the child:
+    it may print, not keep state)."""
     check_parameters(epsilon, delta)
     check_timeout(timeout)
     _tools_installed()
     began = time.perf_counter()
-    deadline = None if timeout is None else began + timeout
-    share = delta / max(1, len(parts))
-    done: list[int] = []
 
-    def one(j: int) -> tuple[int, int]:
-        cnf = parts[j][0]
-        over = list(projection) if projection is not None else list(range(1, cnf.n_rows + 1))
-        left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        result: tuple[int, int] = _isolated(lambda: _approxmc(cnf, epsilon, share, seed + j, over), left,
-                                            "ApproxMC", timeout)
-        done.append(j)
-        if on_part is not None:
-            on_part(len(done), len(parts))
-        return result
+    def count_all() -> list[tuple[int, int]]:
+        global _PARTS
+        _PARTS = (parts, epsilon, delta / max(1, len(parts)), seed, projection)
+        answers: list[tuple[int, int]] = []
+        if workers > 1 and len(parts) > 1:
+            from .parallel import forked_pool
 
-    if workers > 1 and len(parts) > 1:
-        from concurrent.futures import ThreadPoolExecutor
+            with forked_pool(min(workers, len(parts))) as pool:
+                for answer in pool.imap(_count_part, range(len(parts))):
+                    answers.append(answer)
+                    if on_part is not None:
+                        on_part(len(answers), len(parts))
+        else:
+            for j in range(len(parts)):
+                answers.append(_count_part(j))
+                if on_part is not None:
+                    on_part(len(answers), len(parts))
+        return answers
 
-        with ThreadPoolExecutor(min(workers, len(parts))) as pool:  # each thread waits on its own child
-            answers = list(pool.map(one, range(len(parts))))
-    else:
-        answers = [one(j) for j in range(len(parts))]
+    answers: list[tuple[int, int]] = _isolated(count_all, timeout, "ApproxMC", timeout)
     exact = sum(w * cells for (_, w), (cells, hashes) in zip(parts, answers, strict=True) if hashes == 0)
     approx = sum(w * (cells << hashes) for (_, w), (cells, hashes) in zip(parts, answers, strict=True) if hashes)
     return ApproxCount(exact, approx, epsilon, delta, seed, time.perf_counter() - began, len(parts),
