@@ -1229,23 +1229,23 @@ def count_approx(
     total = interval = seconds = None
     exact = False
     if approxmc:
-        from .search.approx import INSTALL_HINT, part_cnfs, split_count
+        from .search.approx import part_cnfs, split_count
 
-        cnfs = part_cnfs(broken.problem, broken.starts)
         weights = broken.weights or (1,)
-        if progress is not None:
-            progress(f"ApproxMC: counting {len(cnfs)} part(s) (the key's placements), each CNF projected on the "
-                     "placement variables")
 
         def part_done(done: int, of: int) -> None:
             if progress is not None:
                 progress(f"ApproxMC: {done} of {of} parts counted")
 
         try:
+            cnfs = part_cnfs(broken.problem, broken.starts)
+            if progress is not None:
+                progress(f"ApproxMC: counting {len(cnfs)} part(s) (the key's placements), each CNF projected on "
+                         "the placement variables")
             found = split_count(list(zip(cnfs, weights, strict=True)), epsilon, delta, seed, timeout, workers,
                                 part_done)
-        except CpsolveError as exc:
-            if exc.field not in ("timeout", "approx") or (exc.message == INSTALL_HINT and not walks):
+        except CpsolveError as exc:  # past the timeout, not installed, a CNF past --max-literals: Knuth answers
+            if not walks or exc.where is not None or exc.field not in ("timeout", "approx", None):
                 raise
             notes.append(f"ApproxMC: {exc.message}")
         else:

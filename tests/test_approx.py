@@ -316,3 +316,17 @@ def test_cli_count_approx_ctrl_c_is_one_line_and_leaves_no_process():
     assert (proc.returncode, out, err) == (130, "", "cpsolve: count --approx: interrupted, nothing counted\n")
     time.sleep(0.5)
     assert [p for p in below if os.path.exists(f"/proc/{p}")] == []
+
+
+def test_a_cnf_past_the_literal_limit_is_a_note_and_the_walks_still_answer():
+    from cpsolve import limits
+
+    limits.configure(max_literals=1000)
+    try:
+        found = cpsolve.count_approx(cpsolve.load("soma"), walks=2000)
+        assert found.total is None and found.knuth is not None
+        assert len(found.notes) == 1 and found.notes[0].startswith("ApproxMC: the SAT model's estimated size")
+        with pytest.raises(cpsolve.CpsolveError, match="over the limit of 1,000"):
+            cpsolve.count_approx(cpsolve.load("soma"), walks=0)
+    finally:
+        limits.configure()

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import CpsolveError
 from ..limits import check_timeout
-from ..problem.cnf import Cnf, encode
+from ..problem.cnf import DEFAULT_ENCODING, Cnf, encode
 from ..problem.placements import ExactCoverProblem
 from .isolate import ChildDied, Overrun, run_isolated
 
@@ -36,7 +36,9 @@ INSTALL_HINT = "pyapproxmc and pyunigen are not installed (pip install 'cpsolve[
 APPROX_ENCODING = "pairwise"
 """The cardinality encoding of the CNFs ApproxMC counts: no auxiliary variables for "exactly one"
 (pairwise clauses), and the fastest of bitwise, seqcounter, ladder, totalizer and pairwise on the
-Soma cube's symmetry-broken problem (72 s; totalizer 99 s; the others past 120 s, on a loaded machine)."""
+Soma cube's symmetry-broken problem (72 s; totalizer 99 s; the others past 120 s, on a loaded machine).
+Quadratic in a cell's placements: a part past the literal limit (`--max-literals`; the Tetris Cube's)
+takes the default, compact encoding instead."""
 DEFAULT_EPSILON = 0.8
 DEFAULT_DELTA = 0.2
 """ApproxMC's own defaults: the count within a factor 1.8 with probability at least 0.8."""
@@ -169,7 +171,11 @@ def part_cnfs(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], encod
         keep = [r for r, row in enumerate(problem.rows)
                 if r in forced or (row.piece not in used and cells.isdisjoint(row.cells))]
         index = {old: new for new, old in enumerate(keep)}
-        cnf = encode(problem.with_rows(keep), encoding)
+        part = problem.with_rows(keep)
+        try:
+            cnf = encode(part, encoding)
+        except CpsolveError:  # pairwise is quadratic: past --max-literals, the compact bitwise encoding
+            cnf = encode(part, DEFAULT_ENCODING)
         out.append(replace(cnf, clauses=cnf.clauses + tuple((index[r] + 1,) for r in forced)))
     return out
 
