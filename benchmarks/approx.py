@@ -34,8 +34,11 @@ UNKNOWN = ["t-tetracube-6x6x6"]
 
 
 def fmt(v: float | None) -> str:
+    """Whole numbers with separators; three significant digits below 100 (an error bar) or from 1e9."""
     if v is None:
         return "-"
+    if v and abs(v) < 100 and v != int(v):
+        return f"{v:.3g}"
     return f"{v:,.0f}" if abs(v) < 1e9 else f"{v:.3e}"
 
 
