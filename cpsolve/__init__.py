@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # not imported when run: `python -m cpsolve` runs this module
     from typing import Any
 
 __all__ = [
+    "ApproxCounts",
     "BackendInfo",
     "Comparison",
     "Counts",
@@ -20,8 +21,8 @@ __all__ = [
     "CpsolveNotice",
     "Decoded",
     "Enumeration",
-    "Explanation",
     "Estimate",
+    "Explanation",
     "Imported",
     "Puzzle",
     "Report",
@@ -34,6 +35,7 @@ __all__ = [
     "backends",
     "compare",
     "count",
+    "count_approx",
     "decode",
     "design_pieces",
     "design_snakes",
@@ -41,8 +43,8 @@ __all__ = [
     "disassemble",
     "draw",
     "enumerate",
-    "explain",
     "estimate",
+    "explain",
     "export",
     "import_xmpuzzle",
     "load",
@@ -56,6 +58,7 @@ __all__ = [
     "read_solutions",
     "report",
     "run",
+    "sample",
     "schema",
     "solve",
     "source",

@@ -46,6 +46,7 @@ typedef struct {
     unsigned char *alive, *filled, *alive0, *filled0;
     int *cnt, *pcount, *rem, *need, *cnt0, *pcount0, *rem0, *need0, *cands;
     int short_, req_left, short0, req_left0, clash0, at;
+    int solutions;                  /* walk() estimates solutions (leaves that are covers), not nodes */
 } Est;
 
 /* xorshift64* (Vigna): the generator the Python twin uses too. */
@@ -120,7 +121,7 @@ static void start_state(Est *e, const int *forced, int nf, int which) {
 
 static double walk(Est *e, const int *forced, int nf, int which, uint64_t *rng) {
     if (which != e->at) start_state(e, forced, nf, which);
-    if (e->clash0) return 1.0;
+    if (e->clash0) return e->solutions ? 0.0 : 1.0;
     memcpy(e->alive, e->alive0, (size_t)e->n_rows);
     memcpy(e->filled, e->filled0, (size_t)e->n_cells);
     memcpy(e->cnt, e->cnt0, sizeof(int) * (size_t)e->n_cells);
@@ -140,7 +141,7 @@ static double walk(Est *e, const int *forced, int nf, int which, uint64_t *rng) 
             if (e->pcount[p] < e->need[p]) dead = 1;
             else if (e->rem[p] == 1 && e->need[p] == 1 && e->pcount[p] < best_n) { best_n = e->pcount[p]; best_piece = p; }
         }
-        if (dead) return total;
+        if (dead) return e->solutions ? 0.0 : total;
         const int *from = best_piece >= 0 ? e->piece_rows + e->piece_start[best_piece] : e->cell_rows + e->cell_start[best];
         const int n_from = best_piece >= 0 ? e->piece_start[best_piece + 1] - e->piece_start[best_piece]
                                            : e->cell_start[best + 1] - e->cell_start[best];
@@ -151,7 +152,11 @@ static double walk(Est *e, const int *forced, int nf, int which, uint64_t *rng) 
         total += weight;
         take(e, e->cands[next_random(rng) % (uint64_t)d]);
     }
-    if (!e->has_optional) return total;
+    /* Solutions: a node is one when every required cell is covered and no piece needs more copies; the
+     * walk's estimate of them is the sum of the weights of the solution nodes it passes (at most one
+     * without optional cells: the leaf). */
+    double found = e->short_ == 0 ? weight : 0.0;
+    if (!e->has_optional) return e->solutions ? found : total;
     /* The extension phase: the live rows in row order; each step keeps those after the one chosen. */
     int *list = e->cands, n = 0;
     for (int r = 0; r < e->n_rows; r++)
@@ -171,8 +176,9 @@ static double walk(Est *e, const int *forced, int nf, int which, uint64_t *rng) 
             if (fits) list[m++] = r; /* m < j: compacting in place */
         }
         n = m;
+        if (e->short_ == 0) found += weight;
     }
-    return total;
+    return e->solutions ? found : total;
 }
 
 static void est_free(Est *e) {
@@ -200,7 +206,8 @@ static int group_rows(int n_groups, const int *of_start, const int *of, int n_ro
     return 0;
 }
 
-/* probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each[, reseed[, piece_low[, optional]]]])
+/* probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each[, reseed[, piece_low[, optional[,
+ *        solutions]]]]])
  * -> walk totals. `starts` is a sequence of forced-row tuples (the subproblems); each walk picks one
  * uniformly and multiplies by their number, so the mean estimates the whole tree over all of them.
  * With `each` true, every start gets `probes` walks in turn instead (start 0's first), unscaled: the
@@ -209,13 +216,15 @@ static int group_rows(int n_groups, const int *of_start, const int *of, int n_ro
  * as a call for that start alone with that seed would: the key choice estimates each kept placement
  * with its own seed, and one call per placement spent 0.18 ms converting the problem before 10 walks
  * of 0.05 ms each. `piece_low` (the fewest copies of each piece; default: the counts) and `optional`
- * (cells that may stay empty) describe designers' puzzles as the engine takes them. */
+ * (cells that may stay empty) describe designers' puzzles as the engine takes them. With `solutions`, each walk
+ * returns Knuth's estimate of the number of solutions instead: the product of the branching degrees at
+ * the solution it reaches, 0 when it dies (the same random walk: only what is added up differs). */
 static PyObject *probes(PyObject *self, PyObject *args) {
-    int n_cells, n_probes, each = 0, reseed = 0;
+    int n_cells, n_probes, each = 0, reseed = 0, solutions = 0;
     unsigned long long seed;
     PyObject *piece_counts, *row_piece, *row_cells, *starts, *piece_low = Py_None, *optional = Py_None;
-    if (!PyArg_ParseTuple(args, "iOOOOiK|ppOO", &n_cells, &piece_counts, &row_piece, &row_cells, &starts, &n_probes,
-                          &seed, &each, &reseed, &piece_low, &optional))
+    if (!PyArg_ParseTuple(args, "iOOOOiK|ppOOp", &n_cells, &piece_counts, &row_piece, &row_cells, &starts, &n_probes,
+                          &seed, &each, &reseed, &piece_low, &optional, &solutions))
         return NULL;
     if (n_cells <= 0 || n_cells > (1 << 24)) {
         PyErr_Format(PyExc_ValueError, "n_cells must be in 1..%d", 1 << 24);
@@ -225,6 +234,7 @@ static PyObject *probes(PyObject *self, PyObject *args) {
     memset(&e, 0, sizeof(e));
     e.n_cells = n_cells;
     e.at = -1;
+    e.solutions = solutions;
     Py_ssize_t n_pieces = PyObject_Length(piece_counts), n_rows = PyObject_Length(row_piece);
     Py_ssize_t n_starts = PyObject_Length(starts);
     if (n_pieces <= 0 || n_rows < 0 || n_starts <= 0 || PyObject_Length(row_cells) != n_rows || n_rows > (1 << 28)) {
@@ -342,7 +352,7 @@ done:
 static PyMethodDef methods[] = {
     {"probes", probes, METH_VARARGS,
      "probes(n_cells, piece_counts, row_piece, row_cells, starts, probes, seed[, each[, reseed[, piece_low[, "
-     "optional]]]]) -> [estimated nodes per walk]"},
+     "optional[, solutions]]]]]) -> [estimated nodes (or solutions) per walk]"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

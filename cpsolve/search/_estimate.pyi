@@ -12,5 +12,6 @@ def probes(
     reseed: bool = False,
     piece_low: Sequence[int] | None = None,
     optional: Sequence[int] | None = None,
+    solutions: bool = False,
     /,
 ) -> list[float]: ...

@@ -54,8 +54,10 @@ def _next_random(state: list[int]) -> int:
     return (x * 2685821657736338717) & _MASK64
 
 
-def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[int]) -> float:
+def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[int], solutions: bool = False) -> float:
     """One random walk from the node `forced`: 1 + d1 + d1*d2 + ... (the readable twin of `walk`).
+    With `solutions`, the walk's estimate of the solutions instead: the product of the degrees at each
+    solution node it passes (the leaf it reaches, or nodes of the extension phase), 0 when it dies.
 
     The engine's tree: branch on the uncovered required cell with the fewest live placements, or on a
     needed single-copy piece with fewer; dead when a required cell has none or a piece has fewer than
@@ -68,12 +70,12 @@ def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[
     for r in forced:
         row = problem.rows[r]
         if filled.intersection(row.cells):
-            return 1.0
+            return 0.0 if solutions else 1.0
         filled.update(row.cells)
         rem[row.piece] -= 1
         need[row.piece] -= 1
         if rem[row.piece] < 0:
-            return 1.0
+            return 0.0 if solutions else 1.0
     required = [c for c in problem.required if c not in filled]
 
     def fits(r: int) -> bool:
@@ -98,7 +100,7 @@ def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[
             elif rem[p] == 1 and need[p] == 1 and pcount[p] < best_n:
                 best_n, best_piece = pcount[p], p
         if dead:
-            return total
+            return 0.0 if solutions else total
         if best_piece >= 0:
             cands = [r for r in live if problem.rows[r].piece == best_piece]
         else:
@@ -111,8 +113,9 @@ def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[
         need[chosen.piece] -= 1
         required = [c for c in required if c not in filled]
         live = [r for r in live if fits(r)]
+    found = weight if all(n <= 0 for n in need) else 0.0
     if not problem.optional:
-        return total
+        return found if solutions else total
     while live and sum(n for n in need if n > 0) <= len(live):
         weight *= len(live)
         total += weight
@@ -122,17 +125,20 @@ def python_probe(problem: ExactCoverProblem, forced: Sequence[int], state: list[
         rem[chosen.piece] -= 1
         need[chosen.piece] -= 1
         live = [r for r in live[i + 1:] if fits(r)]
-    return total
+        if all(n <= 0 for n in need):
+            found += weight
+    return found if solutions else total
 
 
 def probe_values(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], probes: int,
                  seed: int = DEFAULT_SEED, compiled: bool = True, each: bool = False,
-                 reseed: bool = False) -> list[float]:
+                 reseed: bool = False, solutions: bool = False) -> list[float]:
     """The estimate of each walk over the subproblems `starts` (each walk picks one uniformly).
 
     With `each`, every start gets `probes` walks in turn (start 0's first), each an estimate of that
     subproblem alone: one call sizes all the parts of a run. With `reseed` too, start j's walks use
-    seed + j, the same walks as a call for that start alone with that seed (see `walks_per_start`)."""
+    seed + j, the same walks as a call for that start alone with that seed (see `walks_per_start`).
+    With `solutions`, each value estimates the solutions rather than the nodes (`python_probe`)."""
     if compiled:
         try:
             from ._estimate import probes as c_probes
@@ -142,7 +148,7 @@ def probe_values(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], pr
             values: list[float] = c_probes(problem.n_cells, list(problem.piece_counts),
                                            [row.piece for row in problem.rows], [row.cells for row in problem.rows],
                                            [tuple(s) for s in starts], probes, seed, each, reseed,
-                                           list(problem.piece_low), list(problem.optional))
+                                           list(problem.piece_low), list(problem.optional), solutions)
             return values
     state = [seed or DEFAULT_SEED]
     out = []
@@ -152,7 +158,7 @@ def probe_values(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], pr
                 state = [(seed + i // probes) or DEFAULT_SEED]
             _next_random(state)  # a call for this start alone draws one to pick it (of one): so must this
         which = starts[i // probes] if each else starts[_next_random(state) % len(starts)]
-        out.append((1 if each else len(starts)) * python_probe(problem, which, state))
+        out.append((1 if each else len(starts)) * python_probe(problem, which, state, solutions))
     return out
 
 
@@ -415,3 +421,95 @@ def _sizes_forked(problem: ExactCoverProblem, parts: Sequence[Sequence[int]], pr
     for k, share in enumerate(shares):
         sizes[k::workers] = share
     return sizes
+
+
+@dataclass(frozen=True)
+class SolutionEstimate:
+    """Knuth's unbiased estimate of the number of solutions (exact covers), with its standard error."""
+
+    solutions: float
+    stderr: float
+    walks: int
+    seconds: float
+    reached: int
+    """Walks that reached a solution (the others contribute 0): few means a wide error bar."""
+
+
+SOLUTION_BATCH = 2000
+"""Walks per batch of `estimate_solutions` (shared among the starts): batch k uses seed + k, so the
+walks, and the estimate, are the same on any number of workers; the deadline is checked between
+batches."""
+
+Moments = tuple[list[float], list[float], list[int], int]
+"""Per start: the sum and the sum of squares of its walks' values, their number; and the walks that
+reached a solution."""
+
+_WALKING: tuple[ExactCoverProblem, Sequence[Sequence[int]]] | None = None
+"""What forked walkers read (inherited at fork): the problem and its starts."""
+
+
+def _solution_batch(job: tuple[int, int]) -> Moments:
+    """One batch: `per` walks of each start, seeded `seed`."""
+    assert _WALKING is not None, "set before the workers were forked"
+    problem, starts = _WALKING
+    seed, per = job
+    flat = probe_values(problem, starts, per, seed, each=True, solutions=True)
+    chunks = [flat[j * per:(j + 1) * per] for j in range(len(starts))]
+    return ([math.fsum(c) for c in chunks], [math.fsum(v * v for v in c) for c in chunks], [per] * len(starts),
+            sum(1 for v in flat if v > 0))
+
+
+def estimate_solutions(problem: ExactCoverProblem, starts: Sequence[Sequence[int]] = ((),),
+                       weights: Sequence[int] = (1,), walks: int = 100_000, seed: int = DEFAULT_SEED,
+                       seconds: float | None = None, workers: int = 1,
+                       on_batch: Callable[[SolutionEstimate], object] | None = None) -> SolutionEstimate:
+    """Knuth's estimate of sum_j weights[j] x (the exact covers of `problem` through start j).
+
+    A walk of the engine's tree is worth the product of its branching degrees when it reaches a
+    solution, 0 when it dies: the mean is unbiased and the spread of the walks gives the standard
+    error. Given a symmetry-broken problem's starts (one per kept key placement) and weights (its
+    orbit size), the sum is exactly the number of assemblies (`problem.symmetry`: solutions through a
+    key placement p are in bijection with those through any rotation of p); stratified, every start
+    gets its share of the walks, which removes the variance of picking among them. Up to `walks`
+    walks; after `seconds` (wall) it stops at the end of a batch. `on_batch` sees the estimate so far.
+
+    A chain's joints are side clauses the walks do not see: they would count covers that are not
+    chains, so chains raise ValueError (the caller says so)."""
+    global _WALKING
+    if problem.side_clauses:
+        raise ValueError("Knuth's walks do not see side clauses (a chain's joints)")
+    began = time.perf_counter()
+    n = len(starts)
+    per = max(1, SOLUTION_BATCH // n)
+    jobs = [(seed + k, per) for k in range(max(1, -(-walks // (per * n))))]
+    sums, squares, counts, reached = [0.0] * n, [0.0] * n, [0] * n, 0
+
+    def current() -> SolutionEstimate:
+        mean = math.fsum(w * s / c for w, s, c in zip(weights, sums, counts, strict=True))
+        var = math.fsum(w * w * max(q / c - (s / c) ** 2, 0.0) / (c - 1)
+                        for w, s, q, c in zip(weights, sums, squares, counts, strict=True) if c > 1)
+        return SolutionEstimate(mean, math.sqrt(var), sum(counts), time.perf_counter() - began, reached)
+
+    def batches() -> Iterator[Moments]:
+        if workers > 1 and len(jobs) > 1:
+            from .parallel import forked_pool
+
+            with forked_pool(workers) as pool:  # leaving early (the deadline) kills the workers
+                yield from pool.imap(_solution_batch, jobs)
+        else:
+            yield from map(_solution_batch, jobs)
+
+    _WALKING = (problem, starts)
+    try:
+        for b_sums, b_squares, b_counts, b_reached in batches():
+            sums = [a + b for a, b in zip(sums, b_sums, strict=True)]
+            squares = [a + b for a, b in zip(squares, b_squares, strict=True)]
+            counts = [a + b for a, b in zip(counts, b_counts, strict=True)]
+            reached += b_reached
+            if on_batch is not None:
+                on_batch(current())
+            if seconds is not None and time.perf_counter() - began >= seconds:
+                break
+    finally:
+        _WALKING = None
+    return current()
