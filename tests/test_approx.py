@@ -126,7 +126,7 @@ def test_bad_parameters(bad, field):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", ["soma", "cubissimo"])
+@pytest.mark.parametrize("model", ["cubissimo"])  # soma's (81 s on 2 cores) is in results/approx.md
 def test_count_approx_contains_the_exact_total_slow(model):
     puzzle = cpsolve.load(model)
     exact = puzzle.reference.counts()[0]
