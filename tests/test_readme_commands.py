@@ -246,10 +246,10 @@ def block_commands(language: str, body: list[tuple[int, str]]) -> Iterator[tuple
     pending: tuple[int, str] | None = None
     for number, raw in body:
         line = raw.strip()
-        if line.startswith("$ "):
+        if pending is None and line.startswith("$ "):
             line = line[2:].strip()
-        elif language == "console":
-            continue
+        elif pending is None and language == "console":
+            continue  # output
         if pending is not None:
             number, line = pending[0], pending[1] + " " + line
             pending = None
@@ -388,7 +388,8 @@ def test_what_the_extraction_takes(tmp_path: Path) -> None:
         "$ cpsolve backends",
         "```",
         "```console",
-        "$ cpsolve schema",
+        "$ cpsolve schema \\",
+        "    --help",
         "{output}",
         "```",
         "```python",
@@ -399,7 +400,7 @@ def test_what_the_extraction_takes(tmp_path: Path) -> None:
     assert found == [(1, "cpsolve list", None), (1, "cpsolve show FILE [--index N]", None),
                      (2, "cpsolve export MODEL --format dimacs|xcc -o FILE", None),
                      (4, "cpsolve enumerate soma --workers 2", 0), (7, "cpsolve backends", 0),
-                     (10, "cpsolve schema", 1)]
+                     (10, "cpsolve schema --help", 1)]
 
 
 def test_every_table_key_is_a_command_of_the_documents() -> None:
