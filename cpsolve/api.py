@@ -248,6 +248,13 @@ class Source:
             return _stored(Path(self.given), self.problem or 0, limit, start)
         return []
 
+    def each(self) -> Iterator[Solution]:
+        """Everything `stored()` gives, one at a time: a solutions file is read line by line, so that a
+        file of any length is exported in the memory of one line (`cpsolve export --with-solutions`)."""
+        if self.kind == "solutions":
+            return _each_solution(Path(self.given))
+        return iter(self.stored())
+
     def solutions(self, limit: int = 0, *, start: int = 0) -> list[Solution]:
         """The solutions from `start` (the first `limit` when > 0): those the file holds (`stored`), else
         the puzzle's classes in the order one worker finds them (`enumerate`)."""
@@ -1214,7 +1221,7 @@ def export(
     if format == "xmpuzzle":
         from .output.burrtools import write_xmpuzzle
 
-        return write_xmpuzzle(puzzle, [{k: list(v) for k, v in s.pieces.items()} for s in solutions])
+        return write_xmpuzzle(puzzle, ({k: list(v) for k, v in s.pieces.items()} for s in solutions))
     if format not in ("dimacs", "xcc"):
         raise CpsolveError(f"unknown format {format!r} (known: dimacs, xcc, xmpuzzle, stl)", field="format")
     if tuple(solutions):
@@ -1394,6 +1401,15 @@ def read_solutions(path: PathLike, limit: int = 0, *, start: int = 0) -> list[So
     return [_solution_of(record, Path(path), n, known) for n, record in read_lines(Path(path), limit, start)]
 
 
+def _each_solution(path: Path) -> Iterator[Solution]:
+    """`read_solutions`, one line at a time: what an export of a file of any length reads."""
+    from .output.solutions import iter_solutions
+
+    known: dict[str, Puzzle | None] = {}
+    for n, record in iter_solutions(path):
+        yield _solution_of(record, path, n, known)
+
+
 def _solution_of(record: Mapping[str, object], path: Path, line: int, known: dict[str, Puzzle | None]) -> Solution:
     """A line's record as a Solution, with the puzzle its name loads (kept in `known`), checked against it."""
     from .puzzle.assembly import check_solution
@@ -1406,7 +1422,7 @@ def _solution_of(record: Mapping[str, object], path: Path, line: int, known: dic
             known[name] = None
     puzzle = known[name]
     pieces: Mapping[str, list[Cell]] = record["pieces"]  # type: ignore[assignment] # checked by the reader
-    if puzzle is not None and (why := check_solution(puzzle, pieces)) is not None:
+    if puzzle is not None and (why := check_solution(puzzle, pieces, cells_checked=True)) is not None:
         raise CpsolveError(f"not a solution of the puzzle it names ({name}): {why}",
                            where=f"{path}:{line}")
     index, assemblies, mirror = record.get("class"), record.get("assemblies"), record.get("mirror_distinct")

@@ -7,6 +7,7 @@ against the container) so that a bad file fails before any placement is generate
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from ..errors import CpsolveError
@@ -94,9 +95,9 @@ class Puzzle:
         """Pieces placed in a solution, copies counted (a chain: its cubes); with ranges, the most."""
         return self.chain.n if self.chain is not None else sum(p.count for p in self.pieces)
 
-    @property
+    @cached_property
     def required(self) -> Shape:
-        """The container cells that every solution fills."""
+        """The container cells that every solution fills (kept: a solutions file checks every line)."""
         maybe = set(self.optional)
         return tuple(c for c in self.container if c not in maybe)
 
