@@ -8,6 +8,7 @@ complete file gives the total count; the lines themselves give the count up to s
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -87,23 +88,34 @@ class SolutionsFile:
         self.path = path
         try:
             self._matching = keep and path.is_file()
-            self._file = open(path, "r+b" if self._matching else "wb")  # noqa: SIM115 - closed by close()
+            # Unbuffered: each line goes to the kernel whole as it is written (it was flushed at once anyway),
+            # so that a line the disk has no room for can be taken back (below).
+            self._file = open(path, "r+b" if self._matching else "wb", buffering=0)  # noqa: SIM115 - close()
         except OSError as exc:
             raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
 
     def write(self, line: str) -> None:
         data = line.encode() + b"\n"
+        at = 0
         try:
+            at = self._file.tell()
             if self._matching:
-                at = self._file.tell()
                 if self._file.read(len(data)) == data:
                     return
                 self._file.seek(at)
                 self._file.truncate()
                 self._matching = False
-            self._file.write(data)
-            self._file.flush()
+            view = memoryview(data)
+            while view:
+                wrote = self._file.write(view)
+                if not wrote:
+                    raise OSError(0, "no room for the line")
+                view = view[wrote:]
         except OSError as exc:
+            # A full disk (or a file-size limit) can take part of a line: the file is cut back to its last
+            # whole line, so that it holds complete solutions only (a resume writes the rest).
+            with contextlib.suppress(OSError):
+                self._file.truncate(at)
             raise CpsolveError(f"cannot write the solutions file: {exc.strerror or exc}", where=str(self.path),
                                exit_code=1) from None
 
