@@ -61,10 +61,12 @@ def main() -> None:
     lines = [
         "# Start-up: whole-process CPU of short commands",
         "",
-        f"Written by `{command}` on {stamp} ({machine}); every run pinned to one core"
-        f"{' with taskset -c 0' if pin else ''}, the commands alternating, {args.repeats} rounds. CPU is the",
-        "process's user + system time from wait4 (start-up, imports and the work); the machine is shared, so",
-        "compare rows of one table, not tables of different runs.",
+        f"Written by `{command}` on {stamp} ({machine}).",
+        "",
+        f"Every run pinned to one core{' with taskset -c 0' if pin else ''}, the commands alternating, "
+        f"{args.repeats} rounds. CPU is the process's",
+        "user + system time from wait4 (start-up, imports and the work); the machine is shared, so compare rows of",
+        "one table, not tables of different runs.",
         "",
         "| task | command | CPU s (median) | CPU s (lowest) |",
         "|---|---|---:|---:|",

@@ -90,6 +90,8 @@ BAD = ('<puzzle version="2"><shapes>{shapes}</shapes><problems><problem><shapes>
      '<shape id="0" count="1"/>', 1, "pieces.S1: the piece is not face-connected"),
     ('<voxel x="1" y="1" z="1" type="0">#</voxel><voxel x="3" y="1" z="1" type="0">###</voxel>',
      '<shape id="0" min="3" max="2"/>', 1, "pieces.S1.count: min 3 is larger than max 2"),
+    ('<voxel x="1" y="1" z="1" type="0">#</voxel><voxel x="3" y="1" z="1" type="0">###</voxel>',
+     '<shape id="0" min="-1" max="3"/>', 1, "pieces.S1.count: min -1 is negative"),
     ('<voxel x="1" y="1" z="1" type="0">#</voxel><voxel x="2" y="1" z="1" type="0">__</voxel>',
      '<shape id="0" count="1"/>', 1, "container.layers: the drawing has no '#' or '+' cells"),
     ('<voxel x="1" y="1" z="1" type="0">#</voxel><voxel x="3" y="1" z="1" type="0">###</voxel>',

@@ -152,8 +152,9 @@ def main() -> None:
     for sig in STOP_SIGNALS:
         signal.signal(sig, _stop)
     warnings.showwarning = _notice
-    command = name_values(typer.main.get_command(_lean(sys.argv[1:])))
     try:
+        # inside the handlers: a stop signal while typer builds the command is a stop like any other
+        command = name_values(typer.main.get_command(_lean(sys.argv[1:])))
         try:
             code = command(standalone_mode=False)
         finally:

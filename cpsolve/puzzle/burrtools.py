@@ -416,10 +416,11 @@ def select_problem(bf: BurrFile, problem: int) -> BurrProblem:
 
 
 def _titles(bf: BurrFile, prob: BurrProblem, problem: int) -> tuple[str, str, str]:
-    """The problem's title, the file's name and the puzzle's name, as names cpsolve accepts."""
+    """The puzzle's name, description and source, made of names cpsolve accepts."""
     title = import_name(prob.name or "") or f"problem {problem}"
     name = (import_name(Path(bf.where).stem) or "burrtools") + (f"-{problem}" if len(bf.problems) > 1 else "")
-    return title, import_name(Path(bf.where).name), name
+    file = import_name(Path(bf.where).name)
+    return name, f"{title} (imported from BurrTools file {file})", f"BurrTools file {file}, problem {problem}"
 
 
 def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
@@ -457,11 +458,11 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
         pieces[name] = spec
         for g in part.groups:
             groups.setdefault(g, []).append(name)
-    title, file, name = _titles(bf, prob, problem)
+    name, description, source = _titles(bf, prob, problem)
     data: dict[str, Any] = {
         "name": name,
-        "description": f"{title} (imported from BurrTools file {file})",
-        "source": f"BurrTools file {file}, problem {problem}",
+        "description": description,
+        "source": source,
         "container": container,
         "pieces": pieces,
     }
@@ -506,8 +507,6 @@ def _puzzle(bf: BurrFile, problem: int, strict: bool) -> Puzzle:
         cells, _ = _tight(list(shape.filled()))
         _checked(check_piece_shape, f"pieces.{name}", tuple(sorted(cells)))
         if part.low != part.high:
-            if part.low < 0:
-                raise CpsolveError("min: Input should be greater than or equal to 0", field=f"pieces.{name}.count")
             _checked(check_count_range, f"pieces.{name}.count", part.low, part.high)
         colours = tuple(sorted((c, _color_name(colour)) for c, (_, _, colour) in zip(cells, shape.cells, strict=True)
                                if colour))
@@ -515,8 +514,7 @@ def _puzzle(bf: BurrFile, problem: int, strict: bool) -> Puzzle:
         for g in part.groups:
             groups.setdefault(g, []).append(name)
     rules = frozenset((_color_name(p + 1), _color_name(r + 1)) for p, r in prob.color_pairs)
-    title, file, name = _titles(bf, prob, problem)
-    description, source = f"{title} (imported from BurrTools file {file})", f"BurrTools file {file}, problem {problem}"
+    name, description, source = _titles(bf, prob, problem)
     check_puzzle_names(name, description, source, {p.name: {c for _, c in p.colors} for p in pieces},
                        {c for _, c in container_colors}, [(a, c) for a, b in rules for c in (a, b)])
     return packing(name, container, tuple(pieces), optional=optional, container_colors=container_colors,

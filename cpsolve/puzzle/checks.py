@@ -67,6 +67,8 @@ def check_piece_shape(shape: Shape) -> None:
 
 
 def check_count_range(low: int, high: int) -> None:
-    """A range of copies runs upwards."""
+    """A range of copies runs upwards from 0 or more (a YAML file's schema refuses a negative min first)."""
+    if low < 0:
+        raise ValueError(f"min {low} is negative")
     if low > high:
         raise ValueError(f"min {low} is larger than max {high}")
