@@ -29,6 +29,7 @@ import os
 import re
 import signal
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from .search.backends import Backend
     from .search.enumeration import JournalPlan, Prepared
     from .search.journal import Summary as JournalSummary
+    from .search.parallel import Pipeline
     from .search.result import EnumerationResult, Progress, SolutionClass
 
 __all__ = [
@@ -165,6 +167,8 @@ def _kind_of(path: Path) -> SourceKind:
 
         if is_solution_line(first):
             return "solutions"
+    if len(first) > SNIFF_BYTES and re.match(rb'\{\s*"(puzzle|class|pieces)"\s*:', text):
+        return "solutions"  # a first line too long to read whole, begun as enumerate begins its lines
     if not text and path.suffix == ".jsonl":  # an empty solutions file: the content cannot tell
         return "solutions"
     return "puzzle"
@@ -253,6 +257,13 @@ class Source:
         if self.kind == "xmpuzzle":
             return _stored(self._burrtools, self.problem or 0, limit, start, self.puzzle)
         return []
+
+    def each(self) -> Iterator[Solution]:
+        """Everything `stored()` gives, one at a time: a solutions file is read line by line, so that a
+        file of any length is exported in the memory of one line (`cpsolve export --with-solutions`)."""
+        if self.kind == "solutions":
+            return _each_solution(Path(self.given))
+        return iter(self.stored())
 
     def solutions(self, limit: int = 0, *, start: int = 0) -> list[Solution]:
         """The solutions from `start` (the first `limit` when > 0): those the file holds (`stored`), else
@@ -686,23 +697,71 @@ def run(
 
     ids: list[str] = []
 
-    def on_class(cls: SolutionClass) -> None:
-        pieces = labelled(problem, cls.placements) if apart is not None or on_solution is not None else None
-        extra = None if apart is None or pieces is None else apart.add(pieces, cls)
+    def emit(cls: SolutionClass, pieces: Mapping[str, Sequence[Cell]] | None, taken: _TakenApart | None) -> None:
+        """One class to the file and the caller, after it was taken apart (`taken`) if it was to be."""
+        extra = None if apart is None or taken is None else apart.record(cls, taken)
         if sort:
             ids.append(cls.id)
         if sink is not None and (apart is None or extra is not None):
             sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra, cls.id))
         if on_solution is not None and pieces is not None:
-            level = None if apart is None else apart.last
             on_solution(Solution(prepared.name, _frozen(pieces), cls.index, cls.assemblies, cls.mirror_distinct,
-                                 puzzle, level=level, id=cls.id))
+                                 puzzle, level=None if taken is None else taken[1], id=cls.id))
+
+    # With workers, the classes are taken apart on as many forked processes while the search goes on, in
+    # the order found, PIPELINE_BATCH at a time (one class is too little work to pay for the trip); after a
+    # pause of PIPELINE_GAP the classes held and those sent off are seen to at once, so a slow stream is
+    # written as it comes.
+    pipeline: Pipeline[tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]],
+                       list[_TakenApart]] | None = None
+    held: list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]] = []
+    waiting: deque[list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]]] = deque()
+    last_class = 0.0
+
+    def emit_ready(results: list[list[_TakenApart]]) -> None:
+        for batch in results:
+            for (cls, pieces), taken in zip(waiting.popleft(), batch, strict=True):
+                emit(cls, pieces, taken)
+
+    def send_held() -> None:
+        assert pipeline is not None and apart is not None
+        if held:
+            waiting.append(held[:])
+            job = (apart.groups, [pieces for _, pieces in held])
+            held.clear()
+            emit_ready(pipeline.put(job))
+
+    def on_class(cls: SolutionClass) -> None:
+        nonlocal last_class
+        pieces = labelled(problem, cls.placements) if apart is not None or on_solution is not None else None
+        if apart is None or pieces is None:
+            emit(cls, pieces, None)
+            return
+        if pipeline is None:
+            emit(cls, pieces, _take_apart((apart.groups, [pieces]))[0])
+            return
+        now = time.perf_counter()
+        gap, last_class = now - last_class, now
+        held.append((cls, pieces))
+        if len(held) >= PIPELINE_BATCH or gap > PIPELINE_GAP:
+            send_held()
+        if gap > PIPELINE_GAP:
+            emit_ready(pipeline.finish())
 
     shown = _progress_display() if progress is True else progress or None
     left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
     try:
-        raw = enumerate_classes(prepared, engine, limit=limit, timeout=left, workers=workers, on_class=on_class,
-                                progress=shown, journal=book, cluster=cluster, on_ready=ready)
+        with contextlib.ExitStack() as stack:
+            if apart is not None and workers > 1 and cluster is None:
+                from .search.parallel import Pipeline, forked_pool
+
+                pipeline = Pipeline(stack.enter_context(forked_pool(workers)), _take_apart)
+            raw = enumerate_classes(prepared, engine, limit=limit, timeout=left, workers=workers,
+                                    on_class=on_class, progress=shown, journal=book, cluster=cluster,
+                                    on_ready=ready)
+            if pipeline is not None:
+                send_held()
+                emit_ready(pipeline.finish())
     except BaseException:
         if sink is not None:  # the first error is the one to report, not a second one from closing
             with contextlib.suppress(CpsolveError):
@@ -771,19 +830,38 @@ class _Disassembling:
             raise CpsolveError(str(exc), field="min_level") from None
         self.groups = puzzle_groups(puzzle)
         self.tally = LevelTally()
-        self.last: str | None = None
 
-    def add(self, pieces: Mapping[str, Sequence[Cell]], cls: SolutionClass) -> dict[str, object] | None:
-        """Disassemble one class; the extra keys of its solutions-file line, or None to leave it out."""
-        from .analysis.disassembly import disassemble as take_apart
-
-        found = take_apart(pieces, self.groups)
-        level = found.level()
-        self.last = found.level_text()
+    def record(self, cls: SolutionClass, taken: _TakenApart) -> dict[str, object] | None:
+        """A class taken apart (`_take_apart`) into the tally; the extra keys of its solutions-file line, or
+        None to leave it out."""
+        level, text, moves = taken
         self.tally.add(cls.assemblies, cls.mirror_distinct, level)
         if self.min_level is not None and (level is None or level < self.min_level):
             return None
-        return {"level": self.last, "moves": [m.as_json() for m in found.moves()]}
+        return {"level": text, "moves": moves}
+
+
+_TakenApart = tuple[tuple[int, ...] | None, str | None, list[dict[str, object]]]
+"""A class taken apart: its level (None: it does not come apart), the level as text, its moves as JSON."""
+
+PIPELINE_GAP = 0.02
+"""Seconds between two classes past which `enumerate --disassemble` on workers sees to the classes held
+and sent off before going on (see `run`): a fast stream is pipelined, a slow one written as it comes."""
+
+PIPELINE_BATCH = 32
+"""Classes sent to a worker together: taking one apart can take 0.1 ms, less than its trip to a worker."""
+
+
+def _take_apart(job: tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]]) -> list[_TakenApart]:
+    """Take classes apart (a module-level function: the workers are sent it by name)."""
+    from .analysis.disassembly import disassemble as take_apart
+
+    groups, batch = job
+    out: list[_TakenApart] = []
+    for pieces in batch:
+        found = take_apart(pieces, groups)
+        out.append((found.level(), found.level_text(), [m.as_json() for m in found.moves()]))
+    return out
 
 
 def count(puzzle: Puzzle, *, backend: str = "auto", workers: int = 1, timeout: float | None = None,
@@ -1153,7 +1231,7 @@ def export(
     if format == "xmpuzzle":
         from .output.burrtools import write_xmpuzzle
 
-        return write_xmpuzzle(puzzle, [{k: list(v) for k, v in s.pieces.items()} for s in solutions])
+        return write_xmpuzzle(puzzle, ({k: list(v) for k, v in s.pieces.items()} for s in solutions))
     if format not in ("dimacs", "xcc"):
         raise CpsolveError(f"unknown format {format!r} (known: dimacs, xcc, xmpuzzle, stl)", field="format")
     if tuple(solutions):
@@ -1333,6 +1411,15 @@ def read_solutions(path: PathLike, limit: int = 0, *, start: int = 0) -> list[So
     return [_solution_of(record, Path(path), n, known) for n, record in read_lines(Path(path), limit, start)]
 
 
+def _each_solution(path: Path) -> Iterator[Solution]:
+    """`read_solutions`, one line at a time: what an export of a file of any length reads."""
+    from .output.solutions import iter_solutions
+
+    known: dict[str, Puzzle | None] = {}
+    for n, record in iter_solutions(path):
+        yield _solution_of(record, path, n, known)
+
+
 def _solution_of(record: Mapping[str, object], path: Path, line: int, known: dict[str, Puzzle | None]) -> Solution:
     """A line's record as a Solution, with the puzzle its name loads (kept in `known`), checked against it."""
     from .puzzle.assembly import check_solution
@@ -1345,7 +1432,7 @@ def _solution_of(record: Mapping[str, object], path: Path, line: int, known: dic
             known[name] = None
     puzzle = known[name]
     pieces: Mapping[str, list[Cell]] = record["pieces"]  # type: ignore[assignment] # checked by the reader
-    if puzzle is not None and (why := check_solution(puzzle, pieces)) is not None:
+    if puzzle is not None and (why := check_solution(puzzle, pieces, cells_checked=True)) is not None:
         raise CpsolveError(f"not a solution of the puzzle it names ({name}): {why}",
                            where=f"{path}:{line}")
     index, assemblies, mirror = record.get("class"), record.get("assemblies"), record.get("mirror_distinct")

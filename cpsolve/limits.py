@@ -155,7 +155,8 @@ def extent(cells: Cells) -> tuple[int, int, int]:
     """The bounding box's size along x, y, z (0, 0, 0 for no cells)."""
     if not cells:
         return (0, 0, 0)
-    return tuple(max(c[i] for c in cells) - min(c[i] for c in cells) + 1 for i in range(3))  # type: ignore[return-value]
+    xs, ys, zs = zip(*cells, strict=True)  # one pass to split, then min and max in C
+    return (max(xs) - min(xs) + 1, max(ys) - min(ys) + 1, max(zs) - min(zs) + 1)
 
 
 def placements_bound(container: Cells, shapes: Iterable[Cells]) -> int:

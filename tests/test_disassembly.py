@@ -658,3 +658,47 @@ def test_burrtools_stored_levels_are_read_and_shown_beside_cpsolves(tmp_path: Pa
     assert text.stdout.splitlines()[1].startswith("BurrTools stored level 98.2.4.2 with this assembly")
     same = run_cli("disassemble", str(SHARED / "SolidSixPieceBurrs.xmpuzzle"), "--index", "3")
     assert same.returncode == 0 and "BurrTools stored" not in same.stdout  # the same figure: nothing to say
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/burrtools-examples is not here")
+def test_disassembly_on_workers_writes_what_one_process_writes(tmp_path: Path):
+    """Issue 32 item 3: with --workers 2 the classes are taken apart on two forked processes while the
+    search goes on (api.run's pipeline), their lines still written in the order found: sorted by id, the
+    files of 1 and 2 workers are the same bytes (levels and moves included), and so are the tallies."""
+    runs = {}
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}.jsonl"
+        runs[workers] = run_json("enumerate", str(SHARED / "SolidSixPieceBurrs.xmpuzzle"), "--disassemble", "--sort",
+                                 "--quiet", "--workers", workers, "--out", str(out))
+    assert runs["1"]["disassembly"] == runs["2"]["disassembly"]
+    assert runs["2"]["disassembly"]["solutions"]["unique_symmetry"] == 179
+    one, two = (tmp_path / "w1.jsonl").read_bytes(), (tmp_path / "w2.jsonl").read_bytes()
+    assert one == two and one.count(b"\n") == 588
+    assert sum(json.loads(line)["level"] is not None for line in one.splitlines()) == 179
+
+
+def _taken_apart_here(job):  # type: ignore[no-untyped-def]
+    """api._take_apart, its level text marked with the process that ran it (sent to the workers by name)."""
+    import os
+
+    from cpsolve import api
+
+    return [(level, f"{text}@{os.getpid()}", moves)
+            for level, text, moves in api._TAKE_APART_ORIGINAL(job)]  # type: ignore[attr-defined]
+
+
+def test_the_classes_are_taken_apart_on_the_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The pipeline really runs: with two workers every class is taken apart in one of two other
+    processes, not in the one that writes the file; with one, in that one."""
+    import os
+
+    from cpsolve import api
+
+    monkeypatch.setattr(api, "_TAKE_APART_ORIGINAL", api._take_apart, raising=False)
+    monkeypatch.setattr(api, "_take_apart", _taken_apart_here)
+    for workers in (2, 1):
+        out = tmp_path / f"w{workers}.jsonl"
+        result = api.run(load("cutler-burr-305"), workers=workers, disassemble=True, out=out, journal=False)
+        assert result.counts.unique_symmetry == 1
+        where = {int(json.loads(line)["level"].split("@")[1]) for line in out.read_text().splitlines()}
+        assert (os.getpid() in where) == (workers == 1) and len(where) == 1

@@ -72,3 +72,34 @@ def test_leaving_imap_early_kills_the_busy_workers_at_once():
             break
     assert time.perf_counter() - began < 10  # not the 30 s jobs still running
     assert set(children()) == before
+
+
+def test_a_pipeline_gives_results_in_the_order_put_at_most_one_job_per_worker_in_flight():
+    """`Pipeline`: jobs handed over one at a time (enumerate --disassemble's classes, as the search finds
+    them), results back in their order whatever order the workers finish in."""
+    from cpsolve.search.parallel import Pipeline
+
+    before = set(children())
+    got: list[tuple[int, int]] = []
+    with forked_pool(2) as pool:
+        line = Pipeline(pool, _square_slowly)
+        for n in range(40):
+            got += line.put(n)
+            assert line.pending <= 4  # put waits for a free worker and a short queue: nothing grows without bound
+        got += line.finish()
+        assert line.pending == 0 and line.finish() == []
+    assert [v for v, _ in got] == [n * n for n in range(40)]
+    assert len({pid for _, pid in got}) == 2
+    assert set(children()) == before
+
+
+def test_a_pipeline_reports_a_dead_worker_in_one_line():
+    from cpsolve.search.parallel import Pipeline
+
+    before = set(children())
+    with pytest.raises(CpsolveError, match="killed by SIGKILL"), forked_pool(2) as pool:
+        line = Pipeline(pool, _die_on_two)
+        for n in range(6):
+            line.put(n)
+        line.finish()
+    assert set(children()) == before

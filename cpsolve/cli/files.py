@@ -13,6 +13,8 @@ from ..errors import CpsolveError
 from .common import ModelArg, ProblemOpt, app, counted, puzzle_of
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ..api import Solution
 
 
@@ -81,7 +83,15 @@ def export_cmd(
         raise CpsolveError(f"{output}: the STL export is one file per piece: name a folder (no suffix) or a .zip",
                            field="--output")
     puzzle = puzzle_of(model, problem, "export")
-    solutions = [] if with_solutions is None else _held(with_solutions)
+    held = 0
+
+    def counted_as_read(solutions: Iterator[Solution]) -> Iterator[Solution]:
+        nonlocal held
+        for solution in solutions:
+            held += 1
+            yield solution
+
+    solutions = counted_as_read(_held(with_solutions)) if with_solutions is not None else iter(())
     data = api.export(puzzle, fmt, symmetry_breaking=symmetry_breaking, encoding=encoding,  # type: ignore[call-overload]
                       solutions=solutions, unit=unit, clearance=clearance)
     try:
@@ -106,22 +116,23 @@ def export_cmd(
         what = (f"{counted(len(data), 'STL file')} written to {output} ({counted(copies, 'piece')} to print: "
                 f"NAME-xK.stl K times, {unit:g} mm cubes, clearance {clearance:g} mm)")
     elif fmt == "xmpuzzle":
-        what = (f"{counted(len(puzzle.pieces), 'piece')} and {counted(len(solutions), 'solution')} written to {output} "
+        what = (f"{counted(len(puzzle.pieces), 'piece')} and {counted(held, 'solution')} written to {output} "
                 "(BurrTools xmpuzzle)")
     else:
         what = f"{'symmetry-broken ' if symmetry_breaking else ''}problem written to {output} ({fmt})"
     typer.echo(f"{api.printable(puzzle.name)}: {what}", err=True)
 
 
-def _held(text: str) -> list[Solution]:
-    """The solutions `--with-solutions` names: a solutions file's, or those a BurrTools file stores."""
+def _held(text: str) -> Iterator[Solution]:
+    """The solutions `--with-solutions` names, one at a time: a solutions file's (read as they are written
+    out), or those a BurrTools file stores."""
     from .. import api
 
     src = api.source(text)
     if src.kind not in ("solutions", "xmpuzzle"):
         raise CpsolveError(f"{text} is {src.what}: give a solutions file (or a BurrTools file with stored "
                            "assemblies)", field="--with-solutions")
-    return src.stored()
+    return src.each()
 
 
 @app.command()

@@ -253,21 +253,21 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
         raise unreadable(path, exc) from None
 
 
-def read_solutions(path: Path, limit: int = 0, start: int = 0) -> list[tuple[int, dict[str, Any]]]:
-    """Every solution line of a JSON-lines file from line `start` (0-based; the first `limit` when > 0), with
-    its line number (from 1), each parsed and checked by `_parse_line`; a file with none there is an
-    error. One pass over the file."""
-    out: list[tuple[int, dict[str, Any]]] = []
-    n = 0
+def iter_solutions(path: Path, start: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number from 1, record) of each solution line from line `start` (0-based), each parsed and
+    checked as it is read (`_parse_line`): one line in memory at a time, for files of any length."""
     for n, line in _lines(path):
-        if n <= start:
-            continue
-        if limit and len(out) >= limit:
-            break
-        if line.strip():
-            out.append((n, _parse_line(line, path, n)))
+        if n > start and line.strip():
+            yield n, _parse_line(line, path, n)
+
+
+def read_solutions(path: Path, limit: int = 0, start: int = 0) -> list[tuple[int, dict[str, Any]]]:
+    """The solution lines of a JSON-lines file from line `start` (the first `limit` when > 0), as
+    `iter_solutions` gives them; a file with none there is an error."""
+    out = list(itertools.islice(iter_solutions(path, start), limit or None))
     if not out:
         if start:
+            n = sum(1 for _ in _lines(path))
             raise CpsolveError(f"holds {n} solutions (indices 0 to {n - 1}); there is no index {start}",
                                where=str(path))
         raise CpsolveError("holds no solutions", where=str(path))

@@ -57,9 +57,10 @@ def _bad_label(label: str) -> str | None:
     return None
 
 
-def check_solution(puzzle: Puzzle, pieces: Pieces) -> str | None:
-    """Why `pieces` is not a solution of `puzzle` (checked as cells, in the puzzle's coordinates), or None."""
-    if (why := check_cells(pieces)) is not None:
+def check_solution(puzzle: Puzzle, pieces: Pieces, *, cells_checked: bool = False) -> str | None:
+    """Why `pieces` is not a solution of `puzzle` (checked as cells, in the puzzle's coordinates), or None.
+    `cells_checked`: `check_cells` passed already (a solutions file's reader checks every line)."""
+    if not cells_checked and (why := check_cells(pieces)) is not None:
         return why
     if puzzle.chain is not None:
         return _check_chain(puzzle.chain, puzzle.container, pieces)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import CpsolveError
@@ -114,9 +115,9 @@ class Puzzle:
         """Pieces placed in a solution, copies counted (a chain: its cubes); with ranges, the most."""
         return self.chain.n if self.chain is not None else sum(p.count for p in self.pieces)
 
-    @property
+    @cached_property
     def required(self) -> Shape:
-        """The container cells that every solution fills."""
+        """The container cells that every solution fills (kept: a solutions file checks every line)."""
         maybe = set(self.optional)
         return tuple(c for c in self.container if c not in maybe)
 

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ..errors import CpsolveError
 from ..problem.placements import ExactCoverProblem
@@ -201,17 +201,22 @@ class ForkedPool:
                 return
             for conn in wait([w.conn for w in busy]):
                 w = next(w for w in busy if w.conn is conn)
-                try:
-                    kind, index, payload = w.conn.recv()
-                except (EOFError, OSError):
-                    status = _reap(w, kill=True)
-                    raise CpsolveError(f"a worker process died ({_describe(status)})", exit_code=1) from None
-                if kind == "error":
-                    assert isinstance(payload, BaseException)
-                    raise payload
+                index, payload = self._answer(w)
                 done[index] = payload  # fn(job), sent back as it was
-                w.part = None
                 give(w)
+
+    def _answer(self, w: _Worker) -> tuple[int, Any]:
+        """A busy worker's result (it has one ready), the worker idle again; its error raised here."""
+        try:
+            kind, index, payload = w.conn.recv()
+        except (EOFError, OSError):
+            status = _reap(w, kill=True)
+            raise CpsolveError(f"a worker process died ({_describe(status)})", exit_code=1) from None
+        if kind == "error":
+            assert isinstance(payload, BaseException)
+            raise payload
+        w.part = None
+        return index, payload
 
     def close(self, kill: bool) -> None:
         """Stop the workers: idle ones are told to end, busy ones (and all, with `kill`) are killed."""
@@ -223,6 +228,63 @@ class ForkedPool:
             else:
                 _reap(w, kill=True)
         self.workers = []
+
+
+class Pipeline(Generic[A, R]):
+    """`fn` on a pool's workers for jobs handed over one at a time (`put`), each result given back in the
+    order of the jobs as soon as it and every one before it are done.
+
+    Why not `imap`: its jobs are pulled from an iterator, and the caller here is itself called back by the
+    search (`enumerate --disassemble` takes each new class apart on the workers while the search goes on)
+    and must return between classes. At most one job per worker is in flight, and at most two per worker
+    wait for their turn to be given back (behind a slow one): `put` waits until both hold, so a fast
+    stream is slowed to the workers' pace instead of queueing without bound.
+    """
+
+    def __init__(self, pool: ForkedPool, fn: Callable[[A], R]):
+        self.pool, self.fn = pool, fn
+        self.sent = 0
+        self.given = 0
+        self.done: dict[int, R] = {}
+        """Results back before one sent earlier: held until it is back too."""
+        self.out: list[R] = []
+        """Results in order, to be returned by the next `put` or `finish`."""
+
+    def put(self, job: A) -> list[R]:
+        """Send `job` (once a worker is free); the results now ready, in order."""
+        limit = 2 * len(self.pool.workers)
+        while not any(w.part is None for w in self.pool.workers) or self.pending >= limit:
+            self._receive(None)
+        w = next(w for w in self.pool.workers if w.part is None)
+        w.part = self.sent
+        self.sent += 1
+        w.conn.send((w.part, self.fn, job))
+        self._receive(0)
+        out, self.out = self.out, []
+        return out
+
+    @property
+    def pending(self) -> int:
+        """Jobs sent whose results are not in order yet (in flight, or back before an earlier one)."""
+        return self.sent - self.given
+
+    def finish(self) -> list[R]:
+        """Wait for every job sent; their results not given back yet, in order."""
+        while any(w.part is not None for w in self.pool.workers):
+            self._receive(None)
+        out, self.out = self.out, []
+        return out
+
+    def _receive(self, timeout: float | None) -> None:
+        """What the busy workers have sent back (waiting up to `timeout`), results in order moved to `out`."""
+        busy = [w for w in self.pool.workers if w.part is not None]
+        if busy:
+            for conn in wait([w.conn for w in busy], timeout):
+                index, payload = self.pool._answer(next(w for w in busy if w.conn is conn))
+                self.done[index] = payload
+        while self.given in self.done:
+            self.out.append(self.done.pop(self.given))
+            self.given += 1
 
 
 @dataclass
