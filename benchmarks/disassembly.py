@@ -106,6 +106,13 @@ def summarize(program: str, out: str) -> str:
     return f"level {data.get('level')}"
 
 
+def written_on() -> tuple[str, str]:
+    """When a table is written, and on what (processor, logical CPUs, Python), as the tables say it."""
+    return (datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            f"{platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
+            f"Python {platform.python_version()}")
+
+
 def shown_path(arg: str) -> str:
     """An argument as the table shows it: paths next to the repository as `../...` (the machine's own
     folder names are no part of the command to run elsewhere)."""
@@ -158,9 +165,7 @@ def main() -> None:
 
     command = "python benchmarks/disassembly.py" + (f" --burrtxt {shown_path(bt)}" if bt else "") + \
         (f" --repeats {args.repeats}" if args.repeats != 3 else "")
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    machine = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
-               f"Python {platform.python_version()}")
+    stamp, machine = written_on()
     lines = [
         "# Disassembly: cpsolve against BurrTools' burrTxt",
         "",

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from .analysis.explain import Report as ExplainReport
     from .analysis.explain.counting import ColourArgument, Scheme
     from .analysis.report import ReportRow
+    from .puzzle.burrtools import BurrFile
     from .search.backends import Backend
     from .search.enumeration import JournalPlan, Prepared
     from .search.estimate import SolutionEstimate
@@ -151,7 +152,6 @@ def source(text: PathLike, problem: int | None = None) -> Source:
 def _kind_of(path: Path) -> SourceKind:
     """A file's kind from its first bytes (see `source`)."""
     from .errors import unreadable
-    from .output.solutions import is_solution_line
 
     try:
         with path.open("rb") as fh:
@@ -164,8 +164,11 @@ def _kind_of(path: Path) -> SourceKind:
     text = first.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"<"):
         return "xmpuzzle"
-    if text.startswith(b"{") and is_solution_line(first):
-        return "solutions"
+    if text.startswith(b"{"):
+        from .output.solutions import is_solution_line  # the solutions' reader and checks: for a JSON line only
+
+        if is_solution_line(first):
+            return "solutions"
     if len(first) > SNIFF_BYTES and re.match(rb'\{\s*"(puzzle|class|pieces)"\s*:', text):
         return "solutions"  # a first line too long to read whole, begun as enumerate begins its lines
     if not text and path.suffix == ".jsonl":  # an empty solutions file: the content cannot tell
@@ -211,12 +214,19 @@ class Source:
             except CpsolveError:
                 return None
         if self.kind == "xmpuzzle":
-            from .puzzle.burrtools import read_xmpuzzle
+            from .puzzle.burrtools import puzzle_of
 
-            return read_xmpuzzle(Path(self.given), self.problem or 0)
+            return puzzle_of(self._burrtools, self.problem or 0)
         from .puzzle.catalog import read
 
         return read(self.given)
+
+    @cached_property
+    def _burrtools(self) -> BurrFile:
+        """A BurrTools file as read, once for its puzzle and its stored assemblies."""
+        from .puzzle.burrtools import parse_xmpuzzle
+
+        return parse_xmpuzzle(Path(self.given))
 
     @cached_property
     def named(self) -> str | None:
@@ -247,7 +257,7 @@ class Source:
         if self.kind == "solutions":
             return read_solutions(Path(self.given), limit, start=start)
         if self.kind == "xmpuzzle":
-            return _stored(Path(self.given), self.problem or 0, limit, start)
+            return _stored(self._burrtools, self.problem or 0, limit, start, self.puzzle)
         return []
 
     def each(self) -> Iterator[Solution]:
@@ -2061,11 +2071,11 @@ def import_xmpuzzle(path: PathLike, problem: int = 0) -> Imported:
     >>> imported.puzzle.n_pieces, imported.stored, imported.yaml.splitlines()[0]
     (7, 1, 'name: soma')
     >>> imported.check()"""
-    from .puzzle.burrtools import parse_xmpuzzle, puzzle_data, read_xmpuzzle
+    from .puzzle.burrtools import parse_xmpuzzle, puzzle_data, puzzle_of
     from .puzzle.writer import puzzle_text
 
-    puzzle = read_xmpuzzle(Path(path), problem)
     bf = parse_xmpuzzle(Path(path))
+    puzzle = puzzle_of(bf, problem)
     found = bf.problems[problem]
     return Imported(puzzle, puzzle_text(puzzle_data(bf, problem)), found.assemblies, found.solutions,
                     len(found.stored), os.fspath(path), problem)
@@ -2083,19 +2093,22 @@ def stored_solutions(path: PathLike, problem: int = 0) -> list[Solution]:
     >>> [sorted(s.pieces) == sorted(first.pieces) for s in cpsolve.stored_solutions(path)]
     [True]
     """
-    return _stored(Path(path), problem)
+    from .puzzle.burrtools import parse_xmpuzzle
+
+    return _stored(parse_xmpuzzle(Path(path)), problem)
 
 
-def _stored(path: Path, problem: int, limit: int = 0, start: int = 0) -> list[Solution]:
+def _stored(bf: BurrFile, problem: int, limit: int = 0, start: int = 0, puzzle: Puzzle | None = None
+            ) -> list[Solution]:
+    """The assemblies stored in problem `problem` of a read BurrTools file (`puzzle`: its puzzle, if built)."""
     from .analysis.disassembly import format_level
-    from .puzzle.burrtools import assembly_pieces, parse_xmpuzzle, read_xmpuzzle, select_problem
+    from .puzzle.burrtools import assembly_pieces, puzzle_of, select_problem
 
-    puzzle = read_xmpuzzle(path, problem)
-    bf = parse_xmpuzzle(path)
+    puzzle = puzzle_of(bf, problem) if puzzle is None else puzzle
     held = select_problem(bf, problem).stored
     if held and start >= len(held):
         raise CpsolveError(f"stores {len(held)} assemblies (indices 0 to {len(held) - 1}); there is no index "
-                           f"{start}", where=str(path))
+                           f"{start}", where=bf.where)
     chosen = held[start:start + limit] if limit else held[start:]
     return [Solution(puzzle.name, _frozen(assembly_pieces(bf, problem, a)), puzzle=puzzle,
                      burrtools_level=None if a.level is None else format_level(a.level)) for a in chosen]

@@ -10,9 +10,12 @@ description, not from BurrTools' code. What it maps:
 - a problem's parts give counts (`count=`) or ranges (`min=`/`max=`) and group numbers;
 - the colour bitmap lists the allowed (piece colour, result colour) pairs.
 
-Why a separate parse step (`parse_xmpuzzle`) before the `PuzzleFile`: `cpsolve import` writes the
-YAML file from the same data the solver uses, so the two cannot drift apart, and the raw shapes
-(with BurrTools' box coordinates and hotspots) are needed to read the stored assemblies.
+Why a separate parse step (`parse_xmpuzzle`): the raw shapes (with BurrTools' box coordinates and
+hotspots) are needed to read the stored assemblies, and both the puzzle (`read_xmpuzzle`) and the
+YAML file of `cpsolve import` (`puzzle_data`) are made from them. The puzzle is built here without
+the YAML schema (pydantic takes longer to load than the whole file to read), through the checks a
+YAML file gets (`checks.py` for one field, `model.packing` for the whole), and a test holds that the
+YAML file `cpsolve import` writes loads as the same puzzle.
 Bytes are decoded as UTF-8 with a Latin-1 fall-back: real files hold Latin-1 names without
 declaring an encoding.
 """
@@ -26,17 +29,17 @@ import xml.etree.ElementTree as ET
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CpsolveError, unreadable
 from ..limits import active, check
+from .checks import check_container_cells, check_count_range, check_piece_shape
 from .geometry import Cell
-from .model import Puzzle, to_puzzle
-from .names import check_names, distinct, import_name
-from .schema import PuzzleFile
-from .writer import Line, drawing
+from .model import Puzzle, make_piece, packing
+from .names import check_puzzle_names, distinct, import_name
+
+if TYPE_CHECKING:
+    from .writer import Line
 
 GRIDS = {0: "cubes", 1: "triangular prisms", 2: "spheres", 3: "rhombic dodecahedra", 4: "tetrahedra-octahedra"}
 """BurrTools' grid types; only 0 (cubes) is cpsolve's lattice."""
@@ -367,6 +370,8 @@ def _color_name(n: int) -> str:
 
 
 def _drawing(cells: dict[Cell, str], size: tuple[int, int, int]) -> list[Line]:
+    from .writer import drawing  # PyYAML's dumper: only `cpsolve import` writes YAML
+
     sx, sy, sz = size
     return drawing(("".join(cells.get((x, y, z), ".") for x in range(sx)) for y in range(sy)) for z in range(sz))
 
@@ -410,6 +415,14 @@ def select_problem(bf: BurrFile, problem: int) -> BurrProblem:
     return prob
 
 
+def _titles(bf: BurrFile, prob: BurrProblem, problem: int) -> tuple[str, str, str]:
+    """The puzzle's name, description and source, made of names cpsolve accepts."""
+    title = import_name(prob.name or "") or f"problem {problem}"
+    name = (import_name(Path(bf.where).stem) or "burrtools") + (f"-{problem}" if len(bf.problems) > 1 else "")
+    file = import_name(Path(bf.where).name)
+    return name, f"{title} (imported from BurrTools file {file})", f"BurrTools file {file}, problem {problem}"
+
+
 def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
     """The cpsolve puzzle file (as plain data, ready for YAML) of one problem of a BurrTools file."""
     prob = select_problem(bf, problem)
@@ -445,12 +458,11 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
         pieces[name] = spec
         for g in part.groups:
             groups.setdefault(g, []).append(name)
-    title = import_name(prob.name or "") or f"problem {problem}"
-    file = import_name(Path(bf.where).name)
+    name, description, source = _titles(bf, prob, problem)
     data: dict[str, Any] = {
-        "name": (import_name(Path(bf.where).stem) or "burrtools") + (f"-{problem}" if len(bf.problems) > 1 else ""),
-        "description": f"{title} (imported from BurrTools file {file})",
-        "source": f"BurrTools file {file}, problem {problem}",
+        "name": name,
+        "description": description,
+        "source": source,
         "container": container,
         "pieces": pieces,
     }
@@ -466,19 +478,56 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
 
 def read_xmpuzzle(path: str | Path, problem: int = 0, *, strict: bool = True) -> Puzzle:
     """Problem number `problem` (0-based) of a BurrTools `.xmpuzzle` file as a cpsolve puzzle (`strict`:
-    as `to_puzzle`)."""
-    bf = parse_xmpuzzle(path)
-    data = puzzle_data(bf, problem)
+    as `to_puzzle`): the puzzle `puzzle_data`'s YAML file loads as, built without it."""
+    return puzzle_of(parse_xmpuzzle(path), problem, strict=strict)
+
+
+def puzzle_of(bf: BurrFile, problem: int = 0, *, strict: bool = True) -> Puzzle:
+    """`read_xmpuzzle` of a file already parsed (a reader of its stored assemblies needs both)."""
     try:
-        spec = PuzzleFile.model_validate(data)
-        check_names(spec)  # the loader's rules: what `cpsolve import` writes must load again
-        return to_puzzle(spec, origin=bf.where, strict=strict)
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        raise CpsolveError(err["msg"].removeprefix("Value error, "), where=bf.where,
-                           field=".".join(str(p) for p in err["loc"])) from None
+        return _puzzle(bf, problem, strict)
     except CpsolveError as exc:
         raise exc.located(bf.where) from None
+
+
+def _puzzle(bf: BurrFile, problem: int, strict: bool) -> Puzzle:
+    prob = select_problem(bf, problem)
+    names = _names(bf, prob)
+    result = bf.shapes[prob.result]
+    container = tuple(sorted(c for c, _, _ in result.cells))
+    _checked(check_container_cells, "container.layers", container)
+    optional = tuple(sorted(c for c, state, _ in result.cells if state == "+"))
+    container_colors = tuple(sorted((c, _color_name(colour)) for c, _, colour in result.cells if colour))
+    pieces = []
+    groups: dict[int, list[str]] = {}
+    for name, part in zip(names, prob.parts, strict=True):
+        if part.high <= 0:
+            continue  # a part that may be used 0 times at most is no part (as in `puzzle_data`)
+        shape = bf.shapes[part.shape]
+        cells, _ = _tight(list(shape.filled()))
+        _checked(check_piece_shape, f"pieces.{name}", tuple(sorted(cells)))
+        if part.low != part.high:
+            _checked(check_count_range, f"pieces.{name}.count", part.low, part.high)
+        colours = tuple(sorted((c, _color_name(colour)) for c, (_, _, colour) in zip(cells, shape.cells, strict=True)
+                               if colour))
+        pieces.append(make_piece(name, tuple(sorted(cells)), part.low, part.high, len(container), None, colours))
+        for g in part.groups:
+            groups.setdefault(g, []).append(name)
+    rules = frozenset((_color_name(p + 1), _color_name(r + 1)) for p, r in prob.color_pairs)
+    name, description, source = _titles(bf, prob, problem)
+    check_puzzle_names(name, description, source, {p.name: {c for _, c in p.colors} for p in pieces},
+                       {c for _, c in container_colors}, [(a, c) for a, b in rules for c in (a, b)])
+    return packing(name, container, tuple(pieces), optional=optional, container_colors=container_colors,
+                   color_rules=rules, groups=[members for _, members in sorted(groups.items())],
+                   description=description, source=source, origin=bf.where, strict=strict)
+
+
+def _checked(check: Any, field: str, *values: Any) -> None:
+    """A check of `checks.py`, its ValueError reported under `field` (as a YAML file's would be)."""
+    try:
+        check(*values)
+    except ValueError as exc:
+        raise CpsolveError(str(exc), field=field) from None
 
 
 # ------------------------------------------------------------------------------------------ stored assemblies

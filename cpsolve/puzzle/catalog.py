@@ -1,29 +1,42 @@
-"""Built-in models and the one entry point from "a name or a path" to a validated puzzle."""
+"""Built-in models and the one entry point from "a name or a path" to a validated puzzle.
+
+The readers are imported when a file of their kind is read: a BurrTools file needs neither PyYAML nor
+pydantic, which take longer to load than the file takes to read. A built-in model needs neither
+either: it is read from the snapshot `models/snapshot.json`, which holds each model as the full
+reader makes it, beside a checksum of its YAML file. The snapshot is used only while it matches the
+file and the limits are the defaults (under other limits a model is read as any file, so that they
+apply to it); `python -m cpsolve.puzzle.catalog` writes it again, and a test holds that it is current.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 import warnings
+import zlib
 from functools import cache
-from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 from ..errors import CpsolveError, CpsolveNotice
-from .burrtools import read_xmpuzzle
-from .loader import parse_puzzle_text, read_puzzle_text
-from .model import Puzzle, to_puzzle
+from ..limits import Limits, active
+from .model import Puzzle, puzzle_from_plain, puzzle_plain
+
+SNAPSHOT = "snapshot.json"
 
 
-def models_dir() -> Traversable:
-    """The built-in puzzle files, shipped inside the package (`cpsolve/models/*.yaml`)."""
-    return files("cpsolve") / "models"
+def models_dir() -> Path:
+    """The built-in puzzle files, shipped inside the package (`cpsolve/models/*.yaml`): a folder beside
+    these modules (cpsolve is installed as files: its C extensions cannot be imported from a zip), so
+    found without importlib.resources, which takes longer to import than a model takes to read."""
+    return Path(__file__).parent.parent / "models"
 
 
 def builtin_names() -> list[str]:
     return sorted(p.name.removesuffix(".yaml") for p in models_dir().iterdir() if p.name.endswith(".yaml"))
 
 
-def resolve(model: str) -> Path | Traversable:
+def resolve(model: str) -> Path:
     """A built-in model name, or a path to a puzzle file.
 
     A bare name that is a built-in model means the built-in model, even where a file or folder of
@@ -68,10 +81,21 @@ def read(model: str, strict: bool = True) -> Puzzle:
     """Read and validate a puzzle (a built-in name, a YAML file, or a BurrTools `.xmpuzzle` file, whose
     first problem is taken), from the file every time; errors name the file. `strict`: as `model.to_puzzle`."""
     source = resolve(model)
-    if isinstance(source, Path) and is_burrtools(source):
+    if is_burrtools(source):
+        from .burrtools import read_xmpuzzle
+
         return read_xmpuzzle(source, strict=strict)
-    where = str(source) if isinstance(source, Path) else model
-    text = read_puzzle_text(source) if isinstance(source, Path) else source.read_text(encoding="utf-8")
+    where = str(source)
+    if source == models_dir() / f"{model}.yaml" and (known := _snapshot_of(model, source.read_bytes(), where)):
+        return known
+    return _read_yaml(source, where, model, strict)
+
+
+def _read_yaml(source: Path, where: str, model: str, strict: bool) -> Puzzle:
+    from .loader import parse_puzzle_text, read_puzzle_text
+    from .model import to_puzzle
+
+    text = read_puzzle_text(source)
     spec = parse_puzzle_text(text, where)
     try:
         return to_puzzle(spec, origin=where, strict=strict)
@@ -79,6 +103,42 @@ def read(model: str, strict: bool = True) -> Puzzle:
         raise exc.located(where) from None
 
 
+def _snapshot_of(model: str, text: bytes, where: str) -> Puzzle | None:
+    """The built-in model from the snapshot, if it holds this text of the model's file and the limits
+    are the defaults; else None (read the file)."""
+    entry = _snapshot().get(model)
+    if entry is None or entry["crc32"] != zlib.crc32(text) or active() != Limits():
+        return None
+    return puzzle_from_plain(entry["puzzle"], origin=where)
+
+
+@cache
+def _snapshot() -> dict[str, dict[str, Any]]:
+    try:
+        snapshot: dict[str, dict[str, Any]] = json.loads((models_dir() / SNAPSHOT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none shipped, or damaged: every model is read from its file
+        return {}
+    return snapshot
+
+
+def snapshot_text() -> str:
+    """What `models/snapshot.json` holds when current: each built-in model read from its YAML file by the
+    full reader, one model a line."""
+    lines = []
+    for name in builtin_names():
+        path = models_dir() / f"{name}.yaml"
+        puzzle = _read_yaml(path, name, name, True)
+        entry = {"crc32": zlib.crc32(path.read_bytes()), "puzzle": puzzle_plain(puzzle)}
+        lines.append(f"{json.dumps(name)}: {json.dumps(entry, ensure_ascii=False)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 load = cache(read)
 """`read`, each puzzle read once per process (the stages below the API load the same models again and again:
 a report, a design search)."""
+
+
+if __name__ == "__main__":  # python -m cpsolve.puzzle.catalog: write the snapshot of the built-in models again
+    target = models_dir() / SNAPSHOT
+    Path(str(target)).write_text(snapshot_text(), encoding="utf-8")
+    print(f"wrote {target}", file=sys.stderr)

@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import CpsolveError
-from .schema import ChainSpec
+
+if TYPE_CHECKING:
+    from .schema import ChainSpec
 
 KINDS = ("TOUCH", "ALIGNED", "NOT_ALIGNED")
 

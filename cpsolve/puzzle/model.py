@@ -1,19 +1,24 @@
 """The resolved, immutable puzzle that a file becomes: plain geometry the later stages compute with.
 
 `to_puzzle` checks what needs the whole file at once (volumes, the key piece, a chain's length
-against the container) so that a bad file fails before any placement is generated.
+against the container) so that a bad file fails before any placement is generated; `packing` makes
+those checks, for a YAML file (through `to_puzzle`) and a BurrTools file (whose reader calls it
+directly). This module does not import the schema (pydantic) when run: a puzzle is plain data.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import CpsolveError
-from .chain import Chain, chain_of
+from .chain import Chain, Joint, chain_of
 from .geometry import MIRROR_X, ROTATIONS, Cell, Shape, Transform, mirror
-from .schema import PieceSpec, PuzzleFile, Reference
+
+if TYPE_CHECKING:
+    from .schema import PieceSpec, PuzzleFile
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,21 @@ def _moved(t: Transform, shape: Shape, paint: dict[Cell, str]) -> tuple[tuple[Ce
     moved = [(t.apply(c), paint.get(c, "")) for c in shape]
     lo = tuple(min(m[0][i] for m in moved) for i in range(3))
     return tuple(sorted(((m[0] - lo[0], m[1] - lo[1], m[2] - lo[2]), k) for m, k in moved))
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Published or independently recomputed figures for a puzzle (the file's `reference:`, checked by
+    its schema), and where they come from; `cpsolve report` compares computed counts with these."""
+
+    source: str
+    total: int | None = None
+    unique_rotation: int | None = None
+    unique_symmetry: int | None = None
+    solvable: bool | None = None
+
+    def counts(self) -> tuple[int | None, int | None, int | None]:
+        return self.total, self.unique_rotation, self.unique_symmetry
 
 
 @dataclass(frozen=True)
@@ -148,11 +168,9 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None, *, strict: bool = Tru
     reads such a file to say why it has no assembly.
     """
     container = spec.container.cells()
-
-    def puzzle(**parts: object) -> Puzzle:
-        return Puzzle(spec.name, container, source=spec.source, description=spec.description,
-                      reference=spec.reference, origin=origin, **parts)  # type: ignore[arg-type]
-
+    ref = spec.reference
+    reference = None if ref is None else Reference(ref.source, ref.total, ref.unique_rotation, ref.unique_symmetry,
+                                                   ref.solvable)
     if spec.kind == "chain":
         assert spec.chain is not None
         chain = chain_of(spec.chain)
@@ -161,50 +179,71 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None, *, strict: bool = Tru
             raise CpsolveError(
                 f"the chain has {chain.n} cubes ({how}) but the container has {len(container)} cells", field="chain"
             )
-        return puzzle(kind="chain", chain=chain)
+        return Puzzle(spec.name, container, kind="chain", chain=chain, source=spec.source,
+                      description=spec.description, reference=reference, origin=origin)
     assert spec.pieces is not None
     pieces = tuple(_piece(n, p, len(container)) for n, p in spec.pieces.items())
-    optional = spec.container.optional_cells()
-    if strict:
-        check_volume(pieces, len(container) - len(optional), len(optional))
     container_colors = tuple(sorted(
         (tuple(c), name) for name, cells in (spec.container.cell_colors or {}).items() for c in cells
     ))
-    inside = set(container)
-    for c, name in container_colors:
-        if c not in inside:
-            raise CpsolveError(f"cell {list(c)} of colour {name!r} is not in the container",
-                               field="container.cell_colors")
     rules = frozenset((a, b) for a, targets in (spec.color_rules or {}).items() for b in targets)
+    return packing(spec.name, container, pieces, optional=spec.container.optional_cells(),
+                   container_colors=container_colors, color_rules=rules,  # type: ignore[arg-type]
+                   groups=spec.groups or (), key_piece=spec.key_piece, source=spec.source,
+                   description=spec.description, reference=reference, origin=origin, strict=strict)
+
+
+def packing(name: str, container: Shape, pieces: tuple[Piece, ...], *, optional: Shape = (),
+            container_colors: tuple[tuple[Cell, str], ...] = (), color_rules: frozenset[tuple[str, str]] = frozenset(),
+            groups: Iterable[Iterable[str]] = (), key_piece: str | None = None, source: str = "",
+            description: str = "", reference: Reference | None = None, origin: str | None = None,
+            strict: bool = True) -> Puzzle:
+    """A packing puzzle from its resolved parts, after the checks that need all of them: the volume
+    (`check_volume`, unless not `strict`), coloured cells inside the container, the pieces that groups
+    and the key piece name. Errors name the field, as in a puzzle file."""
+    if strict:
+        check_volume(pieces, len(container) - len(optional), len(optional))
+    inside = set(container)
+    for c, colour in container_colors:
+        if c not in inside:
+            raise CpsolveError(f"cell {list(c)} of colour {colour!r} is not in the container",
+                               field="container.cell_colors")
     names = {p.name for p in pieces}
-    groups = []
-    for i, group in enumerate(spec.groups or []):
-        if unknown := [n for n in group if n not in names]:
+    sets = []
+    for i, group in enumerate(groups):
+        members = list(group)
+        if unknown := [n for n in members if n not in names]:
             raise CpsolveError(f"unknown piece {unknown[0]!r}", field=f"groups.{i}")
-        groups.append(frozenset(group))
-    if spec.key_piece is not None:
-        match = [p for p in pieces if p.name == spec.key_piece]
+        sets.append(frozenset(members))
+    if key_piece is not None:
+        match = [p for p in pieces if p.name == key_piece]
         if not match:
-            raise CpsolveError(f"unknown piece {spec.key_piece!r}", field="key_piece")
+            raise CpsolveError(f"unknown piece {key_piece!r}", field="key_piece")
         if match[0].count != 1 or match[0].low != 1:
             copies = f"{match[0].low}..{match[0].count}" if match[0].has_range else str(match[0].count)
             raise CpsolveError(
-                f"piece {spec.key_piece!r} has {copies} copies; the key piece must be used exactly once",
+                f"piece {key_piece!r} has {copies} copies; the key piece must be used exactly once",
                 field="key_piece",
             )
-    return puzzle(pieces=pieces, key_piece=spec.key_piece, optional=optional, container_colors=container_colors,
-                  color_rules=rules, groups=tuple(groups))
+    return Puzzle(name, container, pieces, source=source, description=description, key_piece=key_piece,
+                  reference=reference, origin=origin, optional=optional, container_colors=container_colors,
+                  color_rules=color_rules, groups=tuple(sets))
 
 
 def _piece(name: str, spec: PieceSpec, cells: int) -> Piece:
-    """The piece of a file; a range's max beyond the container's cells means "as many as fit":
-    `max: 3000000000` is the same puzzle as `max: CELLS`, a number every engine can hold (the dlx
-    engine's counts stop at 2**20). Ranges within it are kept as written."""
     low, high = spec.count_range()
-    shape = spec.shape()
+    return make_piece(name, spec.shape(), low, high, cells, spec.color, spec.colors())
+
+
+def make_piece(name: str, shape: Shape, low: int, high: int, cells: int, color: str | None = None,
+               colors: tuple[tuple[Cell, str], ...] = ()) -> Piece:
+    """A piece used `low` to `high` times in a container of `cells` cells; a range's max beyond the
+    container's cells means "as many as fit": `max: 3000000000` is the same puzzle as `max: CELLS`, a
+    number every engine can hold (the dlx engine's counts stop at 2**20). Ranges within it are kept
+    as written."""
     if low != high:
         high = max(low, min(high, cells))
-    return Piece(name, shape, high, spec.color, low if low != high else None, spec.colors())
+    return Piece(name, shape, high, color, low if low != high else None, colors)
 
 
 def check_volume(pieces: tuple[Piece, ...], required: int, optional: int) -> None:
@@ -227,3 +266,44 @@ def check_volume(pieces: tuple[Piece, ...], required: int, optional: int) -> Non
     raise CpsolveError(
         f"{volume} cannot lie between the {required} required cells and all {required + optional} cells",
         field="pieces")
+
+
+def puzzle_plain(puzzle: Puzzle) -> dict[str, Any]:
+    """The puzzle as JSON data (`puzzle_from_plain` reads it back; `origin` is left out, the reader's to
+    give): the snapshot of the built-in models is made of these (`catalog.py`)."""
+    chain = puzzle.chain
+    ref = puzzle.reference
+    return {
+        "name": puzzle.name, "kind": puzzle.kind, "container": puzzle.container, "optional": puzzle.optional,
+        "pieces": [[p.name, p.shape, p.count, p.color, p.min_count, p.colors] for p in puzzle.pieces],
+        "chain": None if chain is None else [chain.n, [[j.cube, j.kind, j.others] for j in chain.joints]],
+        "source": puzzle.source, "description": puzzle.description, "key_piece": puzzle.key_piece,
+        "reference": None if ref is None else [ref.source, ref.total, ref.unique_rotation, ref.unique_symmetry,
+                                               ref.solvable],
+        "container_colors": puzzle.container_colors, "color_rules": sorted(puzzle.color_rules),
+        "groups": [sorted(g) for g in puzzle.groups],
+    }
+
+
+def puzzle_from_plain(data: dict[str, Any], origin: str | None = None) -> Puzzle:
+    """The puzzle `puzzle_plain` wrote (trusted data: nothing is checked again)."""
+
+    def cells(rows: list[list[int]]) -> Shape:
+        return tuple((c[0], c[1], c[2]) for c in rows)
+
+    def coloured(rows: list[list[Any]]) -> tuple[tuple[Cell, str], ...]:
+        return tuple(((c[0], c[1], c[2]), k) for c, k in rows)
+
+    chain = data["chain"]
+    ref = data["reference"]
+    return Puzzle(
+        data["name"], cells(data["container"]),
+        tuple(Piece(n, cells(shape), count, color, low, coloured(colors))
+              for n, shape, count, color, low, colors in data["pieces"]),
+        kind=data["kind"],
+        chain=None if chain is None else Chain(chain[0], tuple(Joint(c, k, tuple(o)) for c, k, o in chain[1])),
+        source=data["source"], description=data["description"], key_piece=data["key_piece"],
+        reference=None if ref is None else Reference(*ref), origin=origin, optional=cells(data["optional"]),
+        container_colors=coloured(data["container_colors"]),
+        color_rules=frozenset((a, b) for a, b in data["color_rules"]),
+        groups=tuple(frozenset(g) for g in data["groups"]))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import CpsolveError
@@ -59,25 +59,38 @@ def check_text(text: str, what: str, field: str, prose: bool = False) -> None:
 
 def check_names(spec: PuzzleFile) -> None:
     """Every name and text of a puzzle file, by the rules above; the first problem, naming its field."""
-    check_text(spec.name, "the name", "name")
-    check_text(spec.description, "the description", "description", prose=True)
-    check_text(spec.source, "the source", "source", prose=True)
-    if spec.reference is not None:
-        check_text(spec.reference.source, "the source", "reference.source", prose=True)
-    for name, piece in (spec.pieces or {}).items():
-        if not name.strip():
+    check_puzzle_names(spec.name, spec.description, spec.source,
+                       {name: list(piece.cell_colors or {}) for name, piece in (spec.pieces or {}).items()},
+                       list(spec.container.cell_colors or {}),
+                       [(colour, target) for colour, targets in (spec.color_rules or {}).items()
+                        for target in (colour, *targets)],
+                       None if spec.reference is None else spec.reference.source)
+
+
+def check_puzzle_names(name: str, description: str, source: str, pieces: Mapping[str, Iterable[str]],
+                       container_colors: Iterable[str], color_rules: Iterable[tuple[str, str]],
+                       reference_source: str | None = None) -> None:
+    """`check_names` on a puzzle's parts: its name and texts, each piece's name and colour names
+    (`pieces`), the container's colour names, and the colour rules' pairs (each colour checked under
+    the rule of its first colour). A BurrTools file is checked through this without a `PuzzleFile`."""
+    check_text(name, "the name", "name")
+    check_text(description, "the description", "description", prose=True)
+    check_text(source, "the source", "source", prose=True)
+    if reference_source is not None:
+        check_text(reference_source, "the source", "reference.source", prose=True)
+    for piece, colours in pieces.items():
+        if not piece.strip():
             raise CpsolveError("a piece name cannot be blank", field="pieces")
-        check_text(name, f"piece name {name!r}", f"pieces.{name}")
-        if "#" in name:
-            raise CpsolveError(f"piece name {name!r} contains '#', which marks copies (NAME#1, NAME#2, ...)",
-                               field=f"pieces.{name}")
-        for colour in piece.cell_colors or {}:
-            check_text(colour, f"colour name {colour!r}", f"pieces.{name}.cell_colors")
-    for colour in spec.container.cell_colors or {}:
+        check_text(piece, f"piece name {piece!r}", f"pieces.{piece}")
+        if "#" in piece:
+            raise CpsolveError(f"piece name {piece!r} contains '#', which marks copies (NAME#1, NAME#2, ...)",
+                               field=f"pieces.{piece}")
+        for colour in colours:
+            check_text(colour, f"colour name {colour!r}", f"pieces.{piece}.cell_colors")
+    for colour in container_colors:
         check_text(colour, f"colour name {colour!r}", "container.cell_colors")
-    for colour, targets in (spec.color_rules or {}).items():
-        for each in (colour, *targets):
-            check_text(each, f"colour name {each!r}", f"color_rules.{colour}")
+    for rule, each in color_rules:
+        check_text(each, f"colour name {each!r}", f"color_rules.{rule}")
 
 
 # ------------------------------------------------------------------------------------------ names cpsolve makes

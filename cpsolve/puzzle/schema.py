@@ -20,54 +20,16 @@ from pydantic import (
     model_validator,
 )
 
+from .checks import (
+    Drawing,
+    check_container_cells,
+    check_count_range,
+    check_piece_shape,
+    parse_container_drawing,
+    parse_drawing,
+)
 from .colors import css_color
-from .geometry import Cell, Shape, box_cells, is_face_connected, normalize
-
-Drawing = list[list[str]]
-"""A list of z-layers (z = 0 first), each a list of rows (y = 0 first), each row a string (x = 0 first)."""
-
-FILLED, EMPTY, OPTIONAL = "#", ".", "+"
-
-
-def parse_drawing(layers: Drawing, optional: bool = False) -> Shape:
-    """Cells marked `#` in a layer drawing (and `+` when `optional`); rejects unknown characters and ragged rows."""
-    return _parse(layers, optional)[0]
-
-
-def parse_container_drawing(layers: Drawing) -> tuple[Shape, Shape]:
-    """A container drawing's cells (`#` and `+`) and, among them, the optional ones (`+`: may stay empty)."""
-    return _parse(layers, True)
-
-
-def _parse(layers: Drawing, optional: bool) -> tuple[Shape, Shape]:
-    cells: list[Cell] = []
-    maybe: list[Cell] = []
-    for z, layer in enumerate(layers):
-        if not layer:
-            raise ValueError(f"layer {z} has no rows")
-        width = len(layer[0])
-        for y, row in enumerate(layer):
-            if len(row) != width:
-                raise ValueError(
-                    f"ragged rows: layer {z} row {y} has {len(row)} characters, row 0 has {width}"
-                )
-            for x, ch in enumerate(row):
-                if ch == FILLED:
-                    cells.append((x, y, z))
-                elif optional and ch == OPTIONAL:
-                    cells.append((x, y, z))
-                    maybe.append((x, y, z))
-                elif ch != EMPTY:
-                    extra = f", '{OPTIONAL}' for a cell that may stay empty" if optional else ""
-                    raise ValueError(
-                        f"unknown drawing character {ch!r} in layer {z} row {y} column {x} "
-                        f"(use '{FILLED}' for a cell{extra} and '{EMPTY}' for no cell)"
-                    )
-    return tuple(sorted(cells)), tuple(sorted(maybe))
-
-
-def _drawing_cells(layers: Drawing | None) -> Shape | None:
-    return None if layers is None else parse_drawing(layers)
+from .geometry import Cell, Shape, box_cells, normalize
 
 
 class _Strict(BaseModel):
@@ -117,9 +79,7 @@ class ContainerSpec(_Strict):
     @classmethod
     def _check_layers(cls, v: Drawing | None) -> Drawing | None:
         if v is not None:
-            cells, _ = parse_container_drawing(v)
-            if not cells:  # all cells optional ('+') is a container too: BurrTools takes it
-                raise ValueError("the drawing has no '#' or '+' cells")
+            check_container_cells(parse_container_drawing(v)[0])
         return v
 
     @field_validator("cell_colors")
@@ -161,8 +121,7 @@ class CountRange(_Strict):
 
     @model_validator(mode="after")
     def _ordered(self) -> CountRange:
-        if self.min > self.max:
-            raise ValueError(f"min {self.min} is larger than max {self.max}")
+        check_count_range(self.min, self.max)
         return self
 
 
@@ -205,7 +164,8 @@ class PieceSpec(_Strict):
     @field_validator("layers")
     @classmethod
     def _check_layers(cls, v: Drawing | None) -> Drawing | None:
-        _drawing_cells(v)
+        if v is not None:
+            parse_drawing(v)
         return v
 
     @field_validator("cells")
@@ -220,11 +180,7 @@ class PieceSpec(_Strict):
     def _shape(self) -> PieceSpec:
         if (self.layers is None) == (self.cells is None):
             raise ValueError("give exactly one of layers, cells")
-        shape = self.shape()
-        if not shape:
-            raise ValueError("the piece is empty")
-        if not is_face_connected(shape):
-            raise ValueError("the piece is not face-connected")
+        check_piece_shape(self.shape())
         given = set(self._raw())
         for name, cells in (self.cell_colors or {}).items():
             for c in cells:

@@ -53,20 +53,18 @@ while the run writes it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import math
 import os
 import re
 import shlex
-import sqlite3
 import stat
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
 from ..errors import CpsolveError, CpsolveNotice
@@ -74,6 +72,9 @@ from ..problem.canonical import class_id
 from ..problem.placements import ExactCoverProblem
 from ..problem.symmetry import BrokenProblem
 from .result import SolutionClass
+
+if TYPE_CHECKING:
+    import sqlite3  # imported where a journal is opened: a run without one (--no-save) never loads it
 
 FORMAT = 2
 """Bumped when the tables or their meaning change; a journal of another format is refused in one line.
@@ -127,6 +128,8 @@ def fingerprint(broken: BrokenProblem) -> str:
         "key": broken.key_rows,
         "weights": broken.weights,
     }
+    import hashlib
+
     return hashlib.blake2b(json.dumps(data, separators=(",", ":")).encode(), digest_size=16).hexdigest()
 
 
@@ -268,6 +271,8 @@ class Journal:
             _discard(tmp)
             raise _cannot_write(path, exc) from None
         _sync_folder(path)
+        import sqlite3
+
         try:
             db = _connect(path)
         except sqlite3.Error as exc:
@@ -289,6 +294,8 @@ class Journal:
         except DamagedJournal as exc:
             raise DamagedJournal(f"{exc.message}. It is kept as it is: the same command without --resume moves it "
                                  f"aside (to {path}.damaged) and starts again", where=exc.where) from None
+        import sqlite3
+
         try:
             db = _connect(path)
             with db:
@@ -323,6 +330,8 @@ class Journal:
         rotation_rows = [(key, int(orbit)) for key, orbit in rotations]
         total = self._digest + sum(_row_hash("parts", r) for r in new_parts) \
             + sum(_row_hash("rotations", r) for r in rotation_rows) + sum(_row_hash("classes", r) for r in class_rows)
+        import sqlite3
+
         try:
             with db:
                 db.execute("BEGIN IMMEDIATE")
@@ -351,6 +360,8 @@ class Journal:
 
     def finish(self, complete: bool) -> None:
         """Mark the run complete (when it is) and close the journal."""
+        import sqlite3
+
         try:
             if complete and not self._complete and not self.failed:
                 total = self._digest - _row_hash("meta", ("complete", "0")) + _row_hash("meta", ("complete", "1"))
@@ -373,6 +384,8 @@ class Journal:
                 remove(self.path)
 
     def close(self) -> None:
+        import sqlite3
+
         with contextlib.suppress(sqlite3.Error):
             self._db.close()
 
@@ -474,6 +487,8 @@ def _inspect(path: Path, broken: BrokenProblem | None = None) -> _Contents:
     # no -wal there is nothing in one to read, and the file is opened as immutable, which makes none.
     quiet = len(head) > 18 and head[18] == 2 and not os.path.lexists(f"{path}-wal")
     uri = f"file:{quote(os.path.abspath(path))}?mode=ro{'&immutable=1' if quiet else ''}"
+    import sqlite3
+
     try:
         db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
     except sqlite3.Error as exc:
@@ -498,6 +513,8 @@ def _inspect(path: Path, broken: BrokenProblem | None = None) -> _Contents:
 
 
 def _row_hash(table: str, row: Sequence[object]) -> int:
+    import hashlib
+
     return int.from_bytes(hashlib.blake2b(repr((table, tuple(row))).encode(), digest_size=16).digest(), "big")
 
 
@@ -724,6 +741,8 @@ def _cannot_write(path: Path, exc: OSError | sqlite3.Error) -> CpsolveError:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    import sqlite3
+
     db = sqlite3.connect(path, isolation_level=None, timeout=30)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
@@ -746,6 +765,8 @@ def _build(path: Path, meta: dict[str, str], parts: list[tuple[int, str, float, 
     else:
         raise CpsolveError("cannot find a free temporary name beside it", where=str(path), exit_code=1)
     acc = [sum(_row_hash("meta", kv) for kv in meta.items()) + sum(_row_hash("parts", r) for r in parts)]
+    import sqlite3
+
     try:
         db = _connect(tmp)
         try:

@@ -19,7 +19,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from importlib import metadata
 from importlib.util import find_spec
 from typing import ClassVar, TypeVar
 
@@ -155,6 +154,8 @@ class Backend(ABC):
     @classmethod
     def version(cls) -> str:
         """The version of what does the work: `requires[1]`'s distribution, or cpsolve's own."""
+        from importlib import metadata  # reads the installed packages' records: only `cpsolve backends` asks
+
         from ... import __version__
 
         if cls.requires is None:
