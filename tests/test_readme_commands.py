@@ -81,6 +81,14 @@ SHORTENED: dict[str, tuple[str, str]] = {
         "cpsolve enumerate bedlam --out bedlam.jsonl -q --limit 300 && cpsolve view bedlam.jsonl -o bedlam.html",
         "all 19,186 solutions are about 40 s of CPU (a fifth the search, the rest the page);"
         " tests/test_page.py's slow test makes a page of the same size"),
+    "cpsolve count soma --approx": (
+        "cpsolve count slothouber-graatsma --approx",
+        "ApproxMC on Soma is 80-110 s on 2 cores; tests/test_approx.py checks its intervals on several models"),
+    "cpsolve count soma --approx --json": (
+        "cpsolve count slothouber-graatsma --approx --json", "as above"),
+    "cpsolve sample soma -n 20 -o random.jsonl && cpsolve draw random.jsonl --index 3 -o r.png": (
+        "cpsolve sample slothouber-graatsma -n 5 -o random.jsonl && cpsolve draw random.jsonl --index 3 -o r.png",
+        "UniGen draws one at a time on one core (about 2 s each on Soma); tests/test_approx.py tests uniformity"),
     "cpsolve report --backend auto --workers 2 --out-dir results": (
         "cpsolve report soma cubissimo conway-5x5x5 --backend auto --workers 2 --out-dir results",
         "every model is about 20 s of CPU; tests/test_library.py checks every model's counts"),
