@@ -98,6 +98,8 @@ SHORTENED: dict[str, tuple[str, str]] = {
 EXCEPTIONS: dict[str, str] = {
     "pip install -e '.[test]' && python -m pytest": "CI's own command (.ci/run; tests/test_docs.py checks that)",
     "pip install -e '.[test]'": "CI installs exactly this (.ci/run)",
+    "pip install 'cpsolve[approx]'": "an install; the test extra CI installs holds the approx extra's packages",
+    "python -X importtime": "a mention of Python's option; tests/test_startup.py runs it on the commands named",
     "pip install 'cpsolve[cluster]'": "CI installs dask through '.[test]'",
     "pip install '.[bench]'": "xcover, a peer for benchmarks/peers.py only",
     "pip install nbconvert": "an optional tool to renew the notebook's stored outputs",
@@ -120,7 +122,8 @@ EXCEPTIONS: dict[str, str] = {
 for _bench in ("scaling.py --only workers --repeats 5", "pictures.py", "design.py --big",
                "disassembly.py --burrtxt ../peers/bin/burrTxt", "explain.py", "canonical.py", "cpsat.py",
                "scaling.py", "scaling.py --only bedlam", "run.py --timeout 90", "run.py", "disassembly.py", "design.py",
-               "sat_encodings.py", "sat_encodings.py --timeout 2"):
+               "sat_encodings.py", "sat_encodings.py --timeout 2", "approx.py",
+               "startup.py --burrtxt ../peers/bin/burrTxt --repeats 21"):
     EXCEPTIONS[f"python benchmarks/{_bench}"] = ("a benchmark: minutes of CPU, and it rewrites its measured table"
                                                  " under results/ (mypy checks the scripts in CI)")
 
