@@ -342,6 +342,8 @@ def test_a_journal_that_cannot_be_written_is_one_line_before_the_search(run: Pat
 
 
 def test_a_full_disk_in_the_middle_keeps_the_solutions_and_the_run_resumes(tmp_path: Path) -> None:
+    """The journal commits at most COMMIT_CLASSES classes at a time, so it holds some before it reaches the
+    cap whatever the machine's speed: the test failed 3 runs in 7 when one second's commit held all of them."""
     args = ("enumerate", "conway-5x5x5", "--workers", "2", "-q", "--json", "--out", "c.jsonl", "--journal", "c.journal")
     full = cli(*args, cwd=tmp_path, fsize=600_000)
     one_line(full, 1, "c.journal", "cannot write the journal")

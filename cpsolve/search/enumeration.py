@@ -151,6 +151,11 @@ COMMIT_SECONDS = 1.0
 """With a journal, new classes wait for the next finished subproblem's commit to be handed on (and
 written to the solutions file), but never longer than this: a subproblem can run for hours."""
 
+COMMIT_CLASSES = 64
+"""Nor more classes than this: a fast stream would otherwise put a whole second's classes (thousands,
+on a big box) into one transaction, so that a full disk or a kill loses all of them at once, and
+whether anything was kept would depend on the machine's speed rather than on the run."""
+
 
 class _Collector:
     """Receives raw solutions from a runner; canonicalizes, counts, and reports new classes.
@@ -203,7 +208,8 @@ class _Collector:
                     self.on_class(cls)
             else:
                 self.new_classes.append((forms.symmetry_key, cls))
-                if time.perf_counter() - self.last_commit > COMMIT_SECONDS:
+                if (len(self.new_classes) >= COMMIT_CLASSES
+                        or time.perf_counter() - self.last_commit > COMMIT_SECONDS):
                     self.settle()
         now = time.perf_counter()
         if self.progress is not None and now - self.last_progress > 0.2:
