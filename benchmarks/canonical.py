@@ -26,7 +26,8 @@ from cpsolve.problem.placements import ExactCoverProblem
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.base import Backend, SearchRun
 from cpsolve.search.backends.dlx import DlxBackend, build_engine
-from cpsolve.search.enumeration import Prepared, enumerate_classes, prepare, subproblems
+from cpsolve.search.enumeration import Prepared, enumerate_classes, prepare
+from cpsolve.search.parts import subproblems
 from cpsolve.search.result import EnumerationResult, SolutionClass
 
 MODELS = ["soma", "bedlam", "tetris-cube", "t-tetracube-6x6x2", "conway-5x5x5", "y-pentacube-5x5x5"]

@@ -27,7 +27,8 @@ import distributed
 
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import DlxBackend
-from cpsolve.search.enumeration import Prepared, enumerate_classes, plan, prepare
+from cpsolve.search.enumeration import Prepared, enumerate_classes, prepare
+from cpsolve.search.parts import plan
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "cluster.md"
 NOTES = [

@@ -67,7 +67,8 @@ def where_section() -> list[str]:
     from cpsolve.puzzle.catalog import load
     from cpsolve.search.backends.cpsat import SEARCH_PARAMETERS, CpSatBackend, _rows_reader, build_model
     from cpsolve.search.backends.dlx import DlxBackend
-    from cpsolve.search.enumeration import plan, prepare
+    from cpsolve.search.enumeration import prepare
+    from cpsolve.search.parts import plan
 
     prepared = prepare(load("bedlam"), workers=2)
     problem = prepared.broken.problem

@@ -49,7 +49,8 @@ from cpsolve.puzzle.catalog import load
 from cpsolve.puzzle.geometry import box_cells
 from cpsolve.puzzle.model import Piece, Puzzle
 from cpsolve.search.backends.dlx import build_engine, layout
-from cpsolve.search.enumeration import Prepared, build_problem, prepare, subproblems
+from cpsolve.search.enumeration import Prepared, build_problem, prepare
+from cpsolve.search.parts import subproblems
 
 REPO = Path(__file__).resolve().parent.parent
 PUZZLES = REPO / "benchmarks" / "puzzles"

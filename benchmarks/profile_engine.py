@@ -20,8 +20,9 @@ from cpsolve.problem.placements import ExactCoverProblem
 from cpsolve.problem.symmetry import KeyChoice, apply_key, choose_key, container_group
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import DlxBackend, build_engine
-from cpsolve.search.enumeration import build_problem, plan
+from cpsolve.search.enumeration import build_problem
 from cpsolve.search.estimate import smallest_tree_key, subtree_estimate
+from cpsolve.search.parts import plan
 
 
 def profile(problem: ExactCoverProblem, key: KeyChoice, region_pruning: bool = False,

@@ -12,9 +12,11 @@ import base64
 import doctest
 import hashlib
 import html
+import importlib
 import inspect
 import json
 import os
+import pkgutil
 import re
 import signal
 import subprocess
@@ -22,6 +24,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from conftest import descendants, run_json
@@ -66,12 +69,22 @@ def test_every_public_name_resolves_to_the_api():
 # --- docstrings, signatures -----------------------------------------------------------------------
 
 
+def api_modules() -> list[ModuleType]:
+    """The API package and each of its modules (`cpsolve.api.*`)."""
+    import cpsolve.api as api
+
+    return [api, *(importlib.import_module(f"cpsolve.api.{m.name}") for m in pkgutil.iter_modules(api.__path__))]
+
+
 def test_docstring_examples_run():
     import cpsolve.api as api
 
-    result = doctest.testmod(api, extraglobs={"cpsolve": cpsolve}, optionflags=doctest.ELLIPSIS, report=True)
-    assert result.failed == 0
-    assert result.attempted >= 40
+    failed = attempted = 0
+    for module in api_modules():
+        result = doctest.testmod(module, extraglobs={"cpsolve": cpsolve}, optionflags=doctest.ELLIPSIS, report=True)
+        failed, attempted = failed + result.failed, attempted + result.attempted
+    assert failed == 0
+    assert attempted >= 40
     documented = {name for name in api.__all__ if ">>>" in (inspect.getdoc(getattr(api, name)) or "")}
     functions = {name for name in api.__all__ if inspect.isfunction(getattr(api, name))}
     assert functions - {"puzzle_from_xmpuzzle"} <= documented, "every public function shows an example"
@@ -348,7 +361,7 @@ def test_puzzles_show_themselves_by_injection():
     import cpsolve.api as api
 
     soma = cpsolve.load("soma")
-    assert vars(cpsolve.Puzzle)["_repr_html_"] is api._puzzle_html  # put there by the API, not by stage 1
+    assert vars(cpsolve.Puzzle)["_repr_html_"] is api.display._puzzle_html  # put there by the API, not by stage 1
     png = soma._repr_png_()  # type: ignore[attr-defined]
     assert png == cpsolve.draw(soma)
     page = soma._repr_html_()  # type: ignore[attr-defined]

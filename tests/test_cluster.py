@@ -30,7 +30,8 @@ from cpsolve.puzzle.catalog import load
 from cpsolve.search import cluster
 from cpsolve.search.backends import SearchStats, Status, for_problem
 from cpsolve.search.backends.dlx import DlxBackend
-from cpsolve.search.enumeration import Prepared, enumerate_classes, plan, prepare
+from cpsolve.search.enumeration import Prepared, enumerate_classes, prepare
+from cpsolve.search.parts import plan
 from cpsolve.search.result import EnumerationResult
 
 SOMA = (11520, 480, 240)

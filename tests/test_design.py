@@ -284,12 +284,12 @@ def _assert_marks_agree(puzzle: object, cells: list[tuple[int, int, int]] | None
     """Every single mark (cell, piece, *every* cube, not one per symmetry class) on `cells`, and
     `pairs` random pairs, written as files and enumerated: each total equals the counting pass's count
     (0 for marks no assembly satisfies). Returns how many were checked."""
-    from cpsolve.analysis.design import marks, unique
+    from cpsolve.analysis.design import changes, marks
     from cpsolve.analysis.design.files import puzzle_yaml
     from cpsolve.puzzle.model import Puzzle
 
     assert isinstance(puzzle, Puzzle)
-    prepared, found = unique.assemblies_of(puzzle)
+    prepared, found = changes.assemblies_of(puzzle)
     counter = marks.MarkCounter(puzzle, prepared.problem)
     ones, twos = counter.count(found, 1), counter.count(found, 2)
     paint = dict(puzzle.container_colors)

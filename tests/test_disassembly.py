@@ -678,13 +678,13 @@ def test_disassembly_on_workers_writes_what_one_process_writes(tmp_path: Path):
 
 
 def _taken_apart_here(job):  # type: ignore[no-untyped-def]
-    """api._take_apart, its level text marked with the process that ran it (sent to the workers by name)."""
+    """running._take_apart, its level text marked with the process that ran it (sent to the workers by name)."""
     import os
 
-    from cpsolve import api
+    from cpsolve.api import running
 
     return [(level, f"{text}@{os.getpid()}", moves)
-            for level, text, moves in api._TAKE_APART_ORIGINAL(job)]  # type: ignore[attr-defined]
+            for level, text, moves in running._TAKE_APART_ORIGINAL(job)]  # type: ignore[attr-defined]
 
 
 def test_the_classes_are_taken_apart_on_the_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -693,9 +693,10 @@ def test_the_classes_are_taken_apart_on_the_workers(tmp_path: Path, monkeypatch:
     import os
 
     from cpsolve import api
+    from cpsolve.api import running
 
-    monkeypatch.setattr(api, "_TAKE_APART_ORIGINAL", api._take_apart, raising=False)
-    monkeypatch.setattr(api, "_take_apart", _taken_apart_here)
+    monkeypatch.setattr(running, "_TAKE_APART_ORIGINAL", running._take_apart, raising=False)
+    monkeypatch.setattr(running, "_take_apart", _taken_apart_here)
     for workers in (2, 1):
         out = tmp_path / f"w{workers}.jsonl"
         result = api.run(load("cutler-burr-305"), workers=workers, disassemble=True, out=out, journal=False)

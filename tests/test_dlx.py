@@ -24,7 +24,8 @@ from cpsolve.puzzle.catalog import load
 from cpsolve.search._xcover import Engine
 from cpsolve.search.backends import Status
 from cpsolve.search.backends.dlx import DlxBackend, build_engine
-from cpsolve.search.enumeration import enumerate_classes, plan, prepare
+from cpsolve.search.enumeration import enumerate_classes, prepare
+from cpsolve.search.parts import plan
 
 
 def brute_force(n_cells, counts, rows):
@@ -272,7 +273,7 @@ def test_split_follows_the_engine_so_parts_add_no_search(model):
     serial tree (nodes of the parts plus the split nodes themselves). Splitting on a cell where the
     engine would take a piece made cubissimo's parts search a different tree, and pentominoes in
     3x4x5 without symmetry breaking search 56 % more."""
-    from cpsolve.search.enumeration import split
+    from cpsolve.search.parts import split
 
     problem = prepare(load(model), symmetry_breaking=False).broken.problem
     engine = build_engine(problem)

@@ -20,7 +20,8 @@ from cpsolve.search import xcover_twin
 from cpsolve.search._xcover import Engine
 from cpsolve.search._xcover_wide import Engine as WideEngine
 from cpsolve.search.backends.dlx import build_engine
-from cpsolve.search.enumeration import prepare, subproblems
+from cpsolve.search.enumeration import prepare
+from cpsolve.search.parts import subproblems
 
 SWITCHES = (0, 1, 3, 8, 64, 512)
 """List lengths at which the C engine turns to the transposed search (0: never)."""

@@ -12,8 +12,9 @@ from test_engine_twin import instances
 from cpsolve.problem.placements import ExactCoverProblem, Row
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import build_engine
-from cpsolve.search.enumeration import plan, prepare, subproblems
+from cpsolve.search.enumeration import prepare
 from cpsolve.search.estimate import estimate, part_sizes, probe_values, walks_per_start
+from cpsolve.search.parts import plan, subproblems
 
 
 @pytest.mark.parametrize("model", ["soma", "cubissimo", "slothouber-graatsma", "t-tetracube-6x6x2"])

@@ -22,8 +22,9 @@ from conftest import alive, descendants, one_line
 from cpsolve.errors import CpsolveError
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import DlxBackend
-from cpsolve.search.enumeration import enumerate_classes, plan, prepare
+from cpsolve.search.enumeration import enumerate_classes, prepare
 from cpsolve.search.isolate import Overrun, run_isolated
+from cpsolve.search.parts import plan
 
 SOMA = (11520, 480, 240)
 CONWAY = (27456, 1144, 572)

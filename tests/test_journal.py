@@ -21,8 +21,9 @@ import pytest
 from cpsolve.errors import CpsolveError
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends import for_problem
-from cpsolve.search.enumeration import JournalPlan, enumerate_classes, plan, prepare, split, tiles
+from cpsolve.search.enumeration import JournalPlan, enumerate_classes, prepare
 from cpsolve.search.journal import Journal, fingerprint, summary
+from cpsolve.search.parts import plan, split, tiles
 from cpsolve.search.result import EnumerationResult
 
 CONWAY = (27456, 1144, 572)

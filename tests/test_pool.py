@@ -11,7 +11,7 @@ import pytest
 from conftest import children
 
 from cpsolve.errors import CpsolveError
-from cpsolve.search.parallel import forked_pool
+from cpsolve.search.pool import forked_pool
 
 
 def _square_slowly(n: int) -> tuple[int, int]:
@@ -77,7 +77,7 @@ def test_leaving_imap_early_kills_the_busy_workers_at_once():
 def test_a_pipeline_gives_results_in_the_order_put_at_most_one_job_per_worker_in_flight():
     """`Pipeline`: jobs handed over one at a time (enumerate --disassemble's classes, as the search finds
     them), results back in their order whatever order the workers finish in."""
-    from cpsolve.search.parallel import Pipeline
+    from cpsolve.search.pool import Pipeline
 
     before = set(children())
     got: list[tuple[int, int]] = []
@@ -94,7 +94,7 @@ def test_a_pipeline_gives_results_in_the_order_put_at_most_one_job_per_worker_in
 
 
 def test_a_pipeline_reports_a_dead_worker_in_one_line():
-    from cpsolve.search.parallel import Pipeline
+    from cpsolve.search.pool import Pipeline
 
     before = set(children())
     with pytest.raises(CpsolveError, match="killed by SIGKILL"), forked_pool(2) as pool:

@@ -14,7 +14,8 @@ from conftest import run_cli, run_json
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import DlxBackend
 from cpsolve.search.backends.sat import SatBackend
-from cpsolve.search.enumeration import prepare, split
+from cpsolve.search.enumeration import prepare
+from cpsolve.search.parts import split
 
 TINY = """\
 name: tiny

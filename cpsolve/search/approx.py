@@ -215,7 +215,7 @@ def split_count(parts: Sequence[tuple[Cnf, int]], epsilon: float = DEFAULT_EPSIL
         _PARTS = (parts, epsilon, delta / max(1, len(parts)), seed, projection)
         answers: list[tuple[int, int]] = []
         if workers > 1 and len(parts) > 1:
-            from .parallel import forked_pool
+            from .pool import forked_pool
 
             with forked_pool(min(workers, len(parts))) as pool:
                 for answer in pool.imap(_count_part, range(len(parts))):

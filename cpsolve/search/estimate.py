@@ -276,7 +276,7 @@ def _estimator(problem: ExactCoverProblem, candidates: Sequence[KeyChoice], work
         yield lambda which, probes, seed: [subtree_estimate(problem, candidates[i], probes, seed) for i in which]
         return
     global _SHARED
-    from .parallel import forked_pool
+    from .pool import forked_pool
 
     counts = [max(1, len(c.rows)) for c in candidates]
 
@@ -409,7 +409,7 @@ def _size_share(k: int) -> list[float]:
 def _sizes_forked(problem: ExactCoverProblem, parts: Sequence[Sequence[int]], probes: int, seconds: float, seed: int,
                   workers: int) -> list[float]:
     global _SIZING
-    from .parallel import forked_pool
+    from .pool import forked_pool
 
     _SIZING = (problem, parts, probes, seconds, seed, workers)
     try:
@@ -492,7 +492,7 @@ def estimate_solutions(problem: ExactCoverProblem, starts: Sequence[Sequence[int
 
     def batches() -> Iterator[Moments]:
         if workers > 1 and len(jobs) > 1:
-            from .parallel import forked_pool
+            from .pool import forked_pool
 
             with forked_pool(workers) as pool:  # leaving early (the deadline) kills the workers
                 yield from pool.imap(_solution_batch, jobs)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .parallel import die_with_parent, forked_child_signals
+from .pool import die_with_parent, forked_child_signals
 
 GRACE = 2.0
 """Seconds a child may take to return what it has after being asked to stop, before SIGKILL."""

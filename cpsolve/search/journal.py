@@ -693,7 +693,7 @@ class _Checker:
             if not any(p[1][:k] in finished for k in range(len(p[1]))):
                 raise self.bad(f"subproblem {p[0]} was given back by no finished subproblem")
         if self.broken is not None:
-            from .enumeration import tiles
+            from .parts import tiles
 
             if not tiles(self.broken, [p[1] for p in out[:planned]]):
                 raise self.bad("its planned subproblems do not partition the search")

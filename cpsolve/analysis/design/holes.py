@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 from ...problem.symmetry import rotations_of
 from ...puzzle.geometry import Cell
 from ...puzzle.model import Piece, Puzzle
+from .changes import Change, ChangeReport, assemblies_of, prove
 from .files import origin_of, shifted
-from .unique import Change, ChangeReport, assemblies_of, prove
 
 if TYPE_CHECKING:
     from ...search.enumeration import Prepared

@@ -46,8 +46,8 @@ from ...problem.placements import ExactCoverProblem
 from ...problem.symmetry import rotations_of
 from ...puzzle.geometry import ROTATIONS, Cell
 from ...puzzle.model import Piece, Puzzle
+from .changes import Change, ChangeReport, assemblies_of, prove
 from .files import origin_of, shifted
-from .unique import Change, ChangeReport, assemblies_of, prove
 
 Assign = tuple[tuple[int, int], ...]
 """(cube index in the piece's shape, container cell index) pairs, sorted: the marks on one copy."""

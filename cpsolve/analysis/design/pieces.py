@@ -193,7 +193,7 @@ def search(work: Iterable[Job], pool: dict[str, Shape], *, backend: str = "auto"
         for job in work:
             yield judge(job.box, job.pieces, pool, backend, timeout)
         return
-    from ...search.parallel import forked_pool
+    from ...search.pool import forked_pool
 
     with forked_pool(workers) as pool_:
         args = ((job.box, job.pieces, pool, backend, timeout) for job in work)

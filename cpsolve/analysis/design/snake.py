@@ -322,7 +322,7 @@ def _map_parts(graph: BoxGraph, parts: list[tuple[tuple[int, ...], int]], walker
         for prefix, weight in parts:
             yield walker(graph, prefix), weight
         return
-    from ...search.parallel import forked_pool
+    from ...search.pool import forked_pool
 
     with forked_pool(workers) as pool:
         jobs = [(graph, prefix, walker) for prefix, _ in parts]
@@ -519,7 +519,7 @@ def sample(graph: BoxGraph, count: int, rng: random.Random, max_nodes: int = 0, 
         for s in sequences:
             yield judge_chain(graph, s, max_nodes)
         return
-    from ...search.parallel import forked_pool
+    from ...search.pool import forked_pool
 
     with forked_pool(workers) as pool:
         yield from pool.imap(_judge_job, ((graph, s, max_nodes) for s in sequences))

@@ -1,0 +1,54 @@
+"""What every part of the API shares: path arguments, the timeout exit code, cells as frozen tuples, the
+notebook's small HTML tables, and `printable`, through which every name from a file reaches a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ..output.text import markup
+from ..puzzle.geometry import Cell
+
+if TYPE_CHECKING:
+    pass
+
+
+PathLike = str | os.PathLike[str]
+
+
+TIMEOUT_EXIT = 3
+"""The `exit_code` of the error a timeout raises (`solve`, `count`): the command line's exit status for a run
+its --timeout cut short, distinct from 1 (a failure) and 2 (bad input)."""
+
+
+def _frozen(pieces: Mapping[str, Iterable[Sequence[int]]]) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
+    return tuple((k, tuple((int(c[0]), int(c[1]), int(c[2])) for c in cells)) for k, cells in pieces.items())
+
+
+def printable(text: str) -> str:
+    """`text` (a name, a key, a line from a file) as a terminal should show it: every character that is
+    not seen as text (line breaks, ESC, NUL, right-to-left overrides, ...) written as its Python escape,
+    so that it stays on its line and cannot send the terminal a command. What the command line prints
+    from files goes through it.
+
+    >>> print(cpsolve.printable("A\\x1b[2Jb"))
+    A\\x1b[2Jb
+    """
+    from ..output.text import printable as shown
+
+    return shown(text)
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    head = "".join(f"<th>{markup(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{markup(v)}</td>" for v in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _iframe(document: str, height: int) -> str:
+    """A whole HTML page inside notebook output: an iframe, so that its script runs and its style
+    and element ids stay its own (two solutions in one notebook would otherwise share them)."""
+    return (f'<iframe srcdoc="{markup(document)}" style="width:100%;height:{height}px;border:0" '
+            'sandbox="allow-scripts"></iframe>')

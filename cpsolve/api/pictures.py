@@ -1,0 +1,137 @@
+"""Solutions for people: taken apart (`disassemble`), drawn (`draw`, PNG or SVG) and as the self-contained
+3-D page (`page`).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from ..errors import CpsolveError
+from ..limits import check_drawing
+from ..puzzle.model import Puzzle
+from .results import Solution
+
+if TYPE_CHECKING:
+    from ..analysis.disassembly import Disassembly
+
+
+def disassemble(solution: Solution, *, max_states: int | None = None) -> Disassembly:
+    """Take the assembly apart by sliding pieces: `.level_text()` ("5", "1.2", ...) and `.moves()`
+    when it comes apart, `.stuck` when it does not (`cpsolve disassemble`). Pieces of one of the
+    puzzle's groups may stay together. Past `max_states` states it raises (exit code 1).
+
+    >>> found = cpsolve.disassemble(cpsolve.solve(cpsolve.load("six-piece-burr")))
+    >>> found.ok, found.level_text()
+    (True, '1')
+    """
+    from ..analysis.disassembly import TooManyStates, puzzle_groups
+    from ..analysis.disassembly import disassemble as take_apart
+
+    if solution.puzzle is not None and solution.puzzle.kind == "chain":
+        raise CpsolveError("a chain puzzle has no pieces to slide apart", where=solution.name)
+    try:
+        return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states)
+    except TooManyStates as exc:
+        raise CpsolveError(str(exc), where=solution.name, field="max_states", exit_code=1) from None
+    except CpsolveError as exc:
+        raise exc.located(solution.name) from None
+
+
+def draw(
+    what: Solution | Puzzle | Sequence[Solution],
+    format: Literal["png", "svg"] = "png",
+    *,
+    view: str = "front-right",
+    exploded: bool = False,
+    title: bool | str = True,
+    size: int | None = None,
+) -> bytes:
+    """A picture (`cpsolve draw`): a solution as shaded cubes; a puzzle as its pieces, each named
+    (a chain unfolded); a sequence of solutions as a contact sheet, each picture with its own
+    pieces (and its own legend where the solutions' pieces differ). `view` is front-right,
+    front-left, back-right, back-left, or below-... of these; `title` True writes the usual one;
+    `size` is the picture's longer side in pixels (the whole picture, text included, is scaled to
+    it; None: cubes of 44 pixels, 22 on a sheet).
+
+    >>> png = cpsolve.draw(cpsolve.solve(cpsolve.load("soma")))
+    >>> png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+    True
+    >>> cpsolve.draw(cpsolve.load("soma"), "svg", size=300)[:40]
+    b'<svg xmlns="http://www.w3.org/2000/svg" '
+    """
+    from ..output import pictures
+    from ..output.scene import VIEWS, constraint_marks
+
+    if format not in ("png", "svg"):
+        raise CpsolveError(f"unknown picture format {format!r} (known: png, svg)", field="format")
+    if view not in VIEWS:
+        raise CpsolveError(f"unknown view {view!r} (known: {', '.join(VIEWS)})", field="view")
+    if size is not None and (type(size) is not int or not 16 <= size <= 20_000):
+        raise CpsolveError(f"the picture's size must be a whole number of pixels from 16 to 20000, not {size!r}",
+                           field="size")
+
+    def heading(default: str) -> str | None:
+        return default if title is True else (title or None)
+
+    for shown in [what] if isinstance(what, Solution) else what if not isinstance(what, Puzzle) else []:
+        _check_drawable(shown)
+    if isinstance(what, Solution):
+        which = f"solution {what.index}" if what.index is not None else "a solution"
+        drawing = pictures.draw_solution(what.pieces, _colors(what.puzzle), view=view, explode=exploded,
+                                         title=heading(f"{what.name}, {which}"),
+                                         marks=constraint_marks(what.puzzle, what.pieces))
+    elif isinstance(what, Puzzle):
+        if what.kind == "chain":
+            assert what.chain is not None
+            drawing = pictures.chain_drawing(pictures.unfolded_chain(what.chain), view=view, unit=34, spread=1.5,
+                                             title=heading(f"{what.name}: a chain of {what.chain.n} cubes"))
+        else:
+            shapes = [(p.name if p.count == 1 else f"{p.name} ({p.count})", p.shape, p.color) for p in what.pieces]
+            drawing = pictures.pieces_drawing(shapes, view=view, title=heading(f"{what.name}: the pieces"))
+    else:
+        sheet = list(what)
+        if not sheet or not all(isinstance(s, Solution) for s in sheet):
+            raise CpsolveError("draw takes a Solution, a Puzzle, or a non-empty sequence of Solutions")
+        puzzle = sheet[0].puzzle
+        drawing = pictures.draw_sheet(
+            [(f"#{s.index if s.index is not None else i}", s.pieces) for i, s in builtins.enumerate(sheet)],
+            _colors(puzzle), [p.name for p in puzzle.pieces] if puzzle is not None else (), view=view,
+            explode=exploded, title=heading(f"{sheet[0].name}: {len(sheet)} solutions"),
+            marks=[constraint_marks(s.puzzle, s.pieces) for s in sheet])
+    if size is not None:
+        drawing = pictures.fitted(drawing, size)
+    return pictures.encode(drawing, format)
+
+
+def _check_drawable(solution: object) -> None:
+    """A picture, a page are sized by the solution's bounding box (`--max-drawing`), not by its cells."""
+    if isinstance(solution, Solution):
+        try:
+            check_drawing([c for cells in solution.pieces.values() for c in cells])
+        except CpsolveError as exc:
+            raise exc.located(solution.name) from None
+
+
+def _colors(puzzle: Puzzle | None) -> dict[str, str | None]:
+    return {p.name: p.color for p in puzzle.pieces} if puzzle is not None else {}
+
+
+def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) -> str:
+    """The 3-D page (`cpsolve view`): one self-contained HTML file to turn the solutions around,
+    pull them apart and watch them assembled; nothing is loaded from anywhere.
+
+    >>> html = cpsolve.page(cpsolve.solve(cpsolve.load("soma")))
+    >>> html.startswith("<!DOCTYPE html>"), "http" in html
+    (True, False)
+    """
+    from ..output.page import page_html
+
+    chosen = [solutions] if isinstance(solutions, Solution) else list(solutions)
+    if not chosen:
+        raise CpsolveError("no solutions to show")
+    for shown in chosen:
+        _check_drawable(shown)
+    records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
+    return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)

@@ -1,0 +1,298 @@
+"""`run`, `cpsolve enumerate` as a function: the search with its solutions file, journal, workers, cluster,
+progress and disassembly as classes stream in; and `count`, the three counts exact or an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import CpsolveError
+from ..puzzle.geometry import Cell
+from ..puzzle.model import Puzzle
+from .common import TIMEOUT_EXIT, PathLike, _frozen
+from .results import Counts, Result, Solution, _result
+from .solving import _prepare
+
+if TYPE_CHECKING:
+    from ..search.enumeration import JournalPlan
+    from ..search.pool import Pipeline
+    from ..search.result import Progress, SolutionClass
+
+
+def run(
+    puzzle: Puzzle,
+    on_solution: Callable[[Solution], object] | None = None,
+    *,
+    backend: str = "auto",
+    workers: int = 1,
+    limit: int = 0,
+    timeout: float | None = None,
+    symmetry_breaking: bool = True,
+    progress: Progress | bool | None = None,
+    out: PathLike | bool | None = None,
+    journal: PathLike | bool = True,
+    resume: bool = False,
+    cluster: str | None = None,
+    disassemble: bool = False,
+    min_level: str | None = None,
+    command: Sequence[str] = (),
+    on_start: Callable[[], object] | None = None,
+    sort: bool = False,
+) -> Result:
+    """Enumerate in this process, calling `on_solution` with each new class as soon as it is found.
+
+    This is `cpsolve enumerate`: `limit` stops after that many classes, `timeout` (seconds, counted
+    from the call: preparing the puzzle is part of it) ends the run with status "timeout", `workers`
+    > 1 splits it over forked processes (solutions still reach `on_solution` here), `cluster`
+    ("tcp://HOST:8786", "local:N") runs the parts on a Dask cluster. Ctrl-C ends it with status
+    "interrupted", never between a class being counted and `on_solution` returning, so the counts
+    never run ahead of what it was given. `progress` receives the running record about five times a
+    second; True shows the command line's progress on stderr (a bar on a terminal, else a line every
+    5 s). For an iterator, see `enumerate`.
+
+    `out` writes the solutions file as the command line does (one JSON line per class, flushed as it
+    is found; True: `NAME.solutions.jsonl` here), refused before the search if it cannot be written or
+    would replace the puzzle or a journal. With it, `journal` (True: `OUT.journal`, removed once the
+    run is complete; a path: kept; False: none) records each finished subproblem, and `resume`
+    continues the run a journal holds; `command` is the command line the journal shows to resume it.
+    `disassemble` takes each class apart as it comes (`result.disassembly`, each solution's `level`);
+    `min_level` ("5", "1.2") writes only the solutions at that level or above. `sort` rewrites the
+    file of a complete run in the order of the classes' ids (`Solution.id`), each line's `class` its
+    rank in that order: two complete runs of a puzzle then write the same bytes, whatever their backend
+    and workers. `on_start` is called once the puzzle is prepared, as the search starts (the command
+    line ends its preparation deadline there).
+
+    >>> names = []
+    >>> r = cpsolve.run(cpsolve.load("soma"), lambda s: names.append(s.index), limit=3)
+    >>> names, r.status
+    ([0, 1, 2], 'stopped')
+    """
+    from ..output.solutions import (
+        LineWriter,
+        SolutionsFile,
+        check_destination,
+        default_solutions_path,
+        labelled,
+        sort_by_id,
+    )
+    from ..search.enumeration import enumerate_classes
+    from ..search.journal import remove
+
+    began = time.perf_counter()
+    apart = _Disassembling(puzzle, min_level) if disassemble or min_level is not None else None
+    if apart is not None and puzzle.kind == "chain":
+        raise CpsolveError("a chain puzzle has no pieces to slide apart", where=puzzle.name, field="disassemble")
+    prepared, engine = _prepare(puzzle, backend, symmetry_breaking, workers)
+    if on_start is not None:
+        on_start()
+    prepare_seconds = time.perf_counter() - began
+    path = None if out is None or out is False else default_solutions_path(puzzle.name) if out is True else Path(out)
+    origin = Path(puzzle.origin) if puzzle.origin and Path(puzzle.origin).is_file() else None
+    if path is not None:
+        check_destination(path, origin)
+    book = _journal_plan(journal, resume, path, origin, command)
+    sink: SolutionsFile | None = None
+    problem = prepared.problem
+    lines = LineWriter(prepared.name, problem)
+
+    def ready(resumed: bool) -> None:
+        """The journal is sound and open: only now is the solutions file emptied (or, resumed, kept)."""
+        nonlocal sink
+        if path is not None:
+            sink = SolutionsFile(path, keep=resumed)
+
+    ids: list[str] = []
+
+    def emit(cls: SolutionClass, pieces: Mapping[str, Sequence[Cell]] | None, taken: _TakenApart | None) -> None:
+        """One class to the file and the caller, after it was taken apart (`taken`) if it was to be."""
+        extra = None if apart is None or taken is None else apart.record(cls, taken)
+        if sort:
+            ids.append(cls.id)
+        if sink is not None and (apart is None or extra is not None):
+            sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra, cls.id))
+        if on_solution is not None and pieces is not None:
+            on_solution(Solution(prepared.name, _frozen(pieces), cls.index, cls.assemblies, cls.mirror_distinct,
+                                 puzzle, level=None if taken is None else taken[1], id=cls.id))
+
+    # With workers, the classes are taken apart on as many forked processes while the search goes on, in
+    # the order found, PIPELINE_BATCH at a time (one class is too little work to pay for the trip); after a
+    # pause of PIPELINE_GAP the classes held and those sent off are seen to at once, so a slow stream is
+    # written as it comes.
+    pipeline: Pipeline[tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]],
+                       list[_TakenApart]] | None = None
+    held: list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]] = []
+    waiting: deque[list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]]] = deque()
+    last_class = 0.0
+
+    def emit_ready(results: list[list[_TakenApart]]) -> None:
+        for batch in results:
+            for (cls, pieces), taken in zip(waiting.popleft(), batch, strict=True):
+                emit(cls, pieces, taken)
+
+    def send_held() -> None:
+        assert pipeline is not None and apart is not None
+        if held:
+            waiting.append(held[:])
+            job = (apart.groups, [pieces for _, pieces in held])
+            held.clear()
+            emit_ready(pipeline.put(job))
+
+    def on_class(cls: SolutionClass) -> None:
+        nonlocal last_class
+        pieces = labelled(problem, cls.placements) if apart is not None or on_solution is not None else None
+        if apart is None or pieces is None:
+            emit(cls, pieces, None)
+            return
+        if pipeline is None:
+            emit(cls, pieces, _take_apart((apart.groups, [pieces]))[0])
+            return
+        now = time.perf_counter()
+        gap, last_class = now - last_class, now
+        held.append((cls, pieces))
+        if len(held) >= PIPELINE_BATCH or gap > PIPELINE_GAP:
+            send_held()
+        if gap > PIPELINE_GAP:
+            emit_ready(pipeline.finish())
+
+    shown = _progress_display() if progress is True else progress or None
+    left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
+    try:
+        with contextlib.ExitStack() as stack:
+            if apart is not None and workers > 1 and cluster is None:
+                from ..search.pool import Pipeline, forked_pool
+
+                pipeline = Pipeline(stack.enter_context(forked_pool(workers)), _take_apart)
+            raw = enumerate_classes(prepared, engine, limit=limit, timeout=left, workers=workers,
+                                    on_class=on_class, progress=shown, journal=book, cluster=cluster,
+                                    on_ready=ready)
+            if pipeline is not None:
+                send_held()
+                emit_ready(pipeline.finish())
+    except BaseException:
+        if sink is not None:  # the first error is the one to report, not a second one from closing
+            with contextlib.suppress(CpsolveError):
+                sink.close()
+        raise
+    finally:
+        if shown is not None and progress is True:
+            shown.close()  # type: ignore[attr-defined]
+    if sink is not None:
+        sink.close()
+    complete = raw.status.value == "complete"
+    if sort and complete and path is not None and path.is_file():
+        sort_by_id(path, ids)
+    kept = book is not None and not (complete and journal is True)
+    if book is not None and not kept:
+        remove(book.path)  # the default journal has served its purpose
+    return _result(raw, prepare_seconds=prepare_seconds, solutions_file=None if path is None else str(path),
+                   journal=str(book.path) if book is not None and kept else None,
+                   disassembly=None if apart is None else apart.tally.as_json())
+
+
+def _progress_display() -> Progress:
+    """The command line's progress on stderr: rich's bar on a terminal, a plain line every 5 s elsewhere."""
+    from ..output.progress import make_progress
+
+    return make_progress()
+
+
+def _journal_plan(journal: PathLike | bool, resume: bool, solutions: Path | None, puzzle: Path | None,
+                  command: Sequence[str]) -> JournalPlan | None:
+    """Where the run is journalled: the path given, else beside the solutions file (unless that is a device
+    or a pipe); none with journal=False, or without a solutions file and no path."""
+    from ..search.enumeration import JournalPlan
+    from ..search.journal import default_journal
+
+    if journal is False:
+        if resume:
+            raise CpsolveError("needs a journal: leave out --no-journal", field="resume")
+        return None
+    where = default_journal(solutions) if journal is True and solutions is not None else \
+        None if journal is True else Path(journal)
+    if where is None:
+        if resume:
+            why = "with --no-save" if solutions is None else "the solutions go to a device or a pipe"
+            raise CpsolveError(f"{why}, name the journal with --journal PATH", field="resume")
+        return None
+    others = [(p, what) for p, what in ((solutions, "the solutions file (--out)"), (puzzle, "the puzzle file"))
+              if p is not None]
+    return JournalPlan(where, resume, tuple(command), tuple(others))
+
+
+class _Disassembling:
+    """`run(disassemble=True)`: takes each new solution class apart in this process, as it streams in,
+    and keeps the tally of assemblies against solutions and levels."""
+
+    def __init__(self, puzzle: Puzzle, min_level: str | None) -> None:
+        from ..analysis.disassembly import LevelTally, check_pieces, parse_level, puzzle_groups
+
+        try:
+            check_pieces(puzzle.n_pieces)
+        except CpsolveError as exc:
+            raise exc.located(puzzle.origin or puzzle.name) from None
+        try:
+            self.min_level = None if min_level is None else parse_level(min_level)
+        except ValueError as exc:
+            raise CpsolveError(str(exc), field="min_level") from None
+        self.groups = puzzle_groups(puzzle)
+        self.tally = LevelTally()
+
+    def record(self, cls: SolutionClass, taken: _TakenApart) -> dict[str, object] | None:
+        """A class taken apart (`_take_apart`) into the tally; the extra keys of its solutions-file line, or
+        None to leave it out."""
+        level, text, moves = taken
+        self.tally.add(cls.assemblies, cls.mirror_distinct, level)
+        if self.min_level is not None and (level is None or level < self.min_level):
+            return None
+        return {"level": text, "moves": moves}
+
+
+_TakenApart = tuple[tuple[int, ...] | None, str | None, list[dict[str, object]]]
+"""A class taken apart: its level (None: it does not come apart), the level as text, its moves as JSON."""
+
+
+PIPELINE_GAP = 0.02
+"""Seconds between two classes past which `enumerate --disassemble` on workers sees to the classes held
+and sent off before going on (see `run`): a fast stream is pipelined, a slow one written as it comes."""
+
+
+PIPELINE_BATCH = 32
+"""Classes sent to a worker together: taking one apart can take 0.1 ms, less than its trip to a worker."""
+
+
+def _take_apart(job: tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]]) -> list[_TakenApart]:
+    """Take classes apart (a module-level function: the workers are sent it by name)."""
+    from ..analysis.disassembly import disassemble as take_apart
+
+    groups, batch = job
+    out: list[_TakenApart] = []
+    for pieces in batch:
+        found = take_apart(pieces, groups)
+        out.append((found.level(), found.level_text(), [m.as_json() for m in found.moves()]))
+    return out
+
+
+def count(puzzle: Puzzle, *, backend: str = "auto", workers: int = 1, timeout: float | None = None,
+          symmetry_breaking: bool = True) -> Counts:
+    """The three counts, exact: a run that does not finish raises instead of returning part of them
+    (a timeout: `CpsolveError` with exit code 3; Ctrl-C: KeyboardInterrupt). `run` and
+    `enumerate` report incomplete counts with their status.
+
+    >>> cpsolve.count(cpsolve.load("t-tetracube-6x6x2"), workers=2)
+    Counts(total=136, unique_rotation=20, unique_symmetry=10)
+    """
+    result = run(puzzle, backend=backend, workers=workers, timeout=timeout, symmetry_breaking=symmetry_breaking)
+    if result.status == "interrupted":
+        raise KeyboardInterrupt
+    if not result.complete:
+        from ..problem.canonical import counts_text
+
+        raise CpsolveError(f"{result.status} after {result.seconds:.2f} s: the counts so far "
+                           f"({counts_text(result.counts)}) are incomplete", where=result.puzzle,
+                           exit_code=TIMEOUT_EXIT if result.status == "timeout" else 1)
+    return result.counts

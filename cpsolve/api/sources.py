@@ -1,0 +1,408 @@
+"""Puzzles and where they come from: the built-in `models`, `load`, `source` (what a command's argument
+names, told by content), puzzles built from text or a mapping, the puzzle file's `schema`, and the
+solutions files that `cpsolve enumerate` writes (`read_solutions`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from ..errors import CpsolveError
+from ..puzzle.geometry import Cell
+from ..puzzle.model import Puzzle
+from .burrtools import _stored
+from .common import PathLike, _frozen
+from .iteration import enumerate
+from .results import Solution
+from .solving import solve
+
+if TYPE_CHECKING:
+    from ..puzzle.burrtools import BurrFile
+
+
+def models() -> list[str]:
+    """The names of the built-in models (what `cpsolve list` shows).
+
+    >>> "soma" in cpsolve.models()
+    True
+    """
+    from ..puzzle.catalog import builtin_names
+
+    return builtin_names()
+
+
+def load(model: PathLike, problem: int | None = None) -> Puzzle:
+    """A built-in model by name, or a puzzle file: YAML, or BurrTools (problem `problem`, 0 by default),
+    told apart by their content (`source`).
+
+    The file is read again on every call (the command line's loader keeps what it read, which in a
+    notebook would hide an edit to the file); errors name the file and the field. A solutions file is
+    not a puzzle: the error names the puzzle it holds solutions of.
+
+    >>> soma = cpsolve.load("soma")
+    >>> soma.name, soma.n_pieces, len(soma.container)
+    ('soma', 7, 27)
+    >>> cpsolve.load("no-such-model.yaml")
+    Traceback (most recent call last):
+    cpsolve.errors.CpsolveError: no-such-model.yaml: no such puzzle file
+    """
+    return source(model, problem).require_puzzle()
+
+
+SourceKind = Literal["model", "puzzle", "xmpuzzle", "solutions"]
+
+
+_KINDS: dict[str, str] = {"model": "a built-in model", "puzzle": "a puzzle file", "xmpuzzle": "a BurrTools file",
+                          "solutions": "a solutions file"}
+
+
+def source(text: PathLike, problem: int | None = None) -> Source:
+    """What a command's MODEL or FILE argument names: a built-in model, a YAML puzzle file, a BurrTools
+    file (its problem `problem`, 0 by default) or a solutions file (JSON lines of `cpsolve enumerate`),
+    recognised by its content, never by its name: gzip or XML is BurrTools, a first line that is a
+    solution line is solutions, anything else is read as YAML. A bare built-in name means the model,
+    even where a file of that name exists here (a notice says `./NAME` means the file). Every command
+    reads its argument through this one function.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> bar = "name: bar\\ncontainer: {box: [3, 1, 1]}\\npieces: {I: {layers: [['###']]}}"
+    >>> _ = (folder / "bar.yaml").write_text(bar)
+    >>> with open(folder / "found.txt", "w") as out:
+    ...     r = cpsolve.run(cpsolve.load(folder / "bar.yaml"), lambda s: print(s.as_line(), file=out))
+    >>> [cpsolve.source(x).kind for x in ("soma", folder / "bar.yaml", folder / "found.txt")]
+    ['model', 'puzzle', 'solutions']
+    >>> cpsolve.load(folder / "found.txt")
+    Traceback (most recent call last):
+    cpsolve.errors.CpsolveError: .../found.txt: is a solutions file, not a puzzle (this file names puzzle bar)
+    >>> cpsolve.source("soma", problem=1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    cpsolve.errors.CpsolveError: problem: soma is a built-in model, not a BurrTools file: ...
+    """
+    from ..puzzle.catalog import models_dir, resolve
+
+    given = os.fspath(text)
+    found = resolve(given)
+    kind: SourceKind = "model" if found == models_dir() / f"{given}.yaml" else _kind_of(Path(str(found)))
+    if problem is not None and kind != "xmpuzzle":
+        raise CpsolveError(f"{given} is {_KINDS[kind]}, not a BurrTools file: only BurrTools files hold several "
+                           "problems", field="problem")
+    if problem is not None and problem < 0:
+        raise CpsolveError(f"must be 0 or more, not {problem}", field="problem")
+    return Source(given, kind, problem if kind != "xmpuzzle" else problem or 0)
+
+
+def _kind_of(path: Path) -> SourceKind:
+    """A file's kind from its first bytes (see `source`)."""
+    from ..errors import unreadable
+
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(2)
+            if head == b"\x1f\x8b":
+                return "xmpuzzle"
+            first = head + fh.readline(SNIFF_BYTES)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    text = first.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"<"):
+        return "xmpuzzle"
+    if text.startswith(b"{"):
+        from ..output.solutions import is_solution_line  # the solutions' reader and checks: for a JSON line only
+
+        if is_solution_line(first):
+            return "solutions"
+    if len(first) > SNIFF_BYTES and re.match(rb'\{\s*"(puzzle|class|pieces)"\s*:', text):
+        return "solutions"  # a first line too long to read whole, begun as enumerate begins its lines
+    if not text and path.suffix == ".jsonl":  # an empty solutions file: the content cannot tell
+        return "solutions"
+    return "puzzle"
+
+
+SNIFF_BYTES = 64 << 20
+"""How much of a file's first line `source` reads to tell a solutions line (a 20,000-cell puzzle's line
+is about 300 KB) from a puzzle file."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A command's MODEL or FILE argument, recognised (`source`): what it is, its puzzle, its solutions."""
+
+    given: str
+    """The name or path as given."""
+    kind: SourceKind
+    """"model" (built in), "puzzle" (a YAML file), "xmpuzzle" (BurrTools) or "solutions" (JSON lines)."""
+    problem: int | None = None
+    """The BurrTools file's problem (0-based); None for the other kinds."""
+
+    @property
+    def what(self) -> str:
+        """The kind in words: "a built-in model", "a puzzle file", "a BurrTools file", "a solutions file"."""
+        return _KINDS[self.kind]
+
+    @property
+    def path(self) -> Path | None:
+        return None if self.kind == "model" else Path(self.given)
+
+    @cached_property
+    def puzzle(self) -> Puzzle | None:
+        """The puzzle; for a solutions file the one its lines name, when that loads (a built-in model, a
+        path), else None."""
+        if self.kind == "solutions":
+            name = self.named
+            if name is None:
+                return None
+            try:
+                return load(name)
+            except CpsolveError:
+                return None
+        if self.kind == "xmpuzzle":
+            from ..puzzle.burrtools import puzzle_of
+
+            return puzzle_of(self._burrtools, self.problem or 0)
+        from ..puzzle.catalog import read
+
+        return read(self.given)
+
+    @cached_property
+    def _burrtools(self) -> BurrFile:
+        """A BurrTools file as read, once for its puzzle and its stored assemblies."""
+        from ..puzzle.burrtools import parse_xmpuzzle
+
+        return parse_xmpuzzle(Path(self.given))
+
+    @cached_property
+    def named(self) -> str | None:
+        """The puzzle's name: the one a solutions file's first line gives (None for an empty file)."""
+        if self.kind != "solutions":
+            puzzle = self.puzzle
+            return None if puzzle is None else puzzle.name
+        from ..output.solutions import read_solutions as read_lines
+
+        try:
+            return str(read_lines(Path(self.given), 1)[0][1].get("puzzle", "")) or None
+        except CpsolveError:
+            return None
+
+    def require_puzzle(self, command: str | None = None) -> Puzzle:
+        """The puzzle; for a solutions file, one line saying that `command` (or this) takes a puzzle."""
+        if self.kind == "solutions":
+            needs = f"; {command} takes a puzzle" if command else ", not a puzzle"
+            names = "" if self.named is None else f" (this file names puzzle {self.named})"
+            raise CpsolveError(f"is a solutions file{needs}{names}", where=self.given)
+        puzzle = self.puzzle
+        assert puzzle is not None
+        return puzzle
+
+    def stored(self, limit: int = 0, *, start: int = 0) -> list[Solution]:
+        """What the file holds, from `start` (the first `limit` when > 0): a solutions file's lines, a
+        BurrTools file's stored assemblies; none for a model or a YAML file."""
+        if self.kind == "solutions":
+            return read_solutions(Path(self.given), limit, start=start)
+        if self.kind == "xmpuzzle":
+            return _stored(self._burrtools, self.problem or 0, limit, start, self.puzzle)
+        return []
+
+    def each(self) -> Iterator[Solution]:
+        """Everything `stored()` gives, one at a time: a solutions file is read line by line, so that a
+        file of any length is exported in the memory of one line (`cpsolve export --with-solutions`)."""
+        if self.kind == "solutions":
+            return _each_solution(Path(self.given))
+        return iter(self.stored())
+
+    def solutions(self, limit: int = 0, *, start: int = 0) -> list[Solution]:
+        """The solutions from `start` (the first `limit` when > 0): those the file holds (`stored`), else
+        the puzzle's classes in the order one worker finds them (`enumerate`)."""
+        held = self.stored(limit, start=start)
+        if held or self.kind == "solutions":
+            return held
+        found = list(enumerate(self.require_puzzle(), limit=start + limit if limit else 0))
+        if len(found) <= start:
+            if not found:
+                raise CpsolveError("has no solution", where=self.given, exit_code=1)
+            classes = "1 solution class (index 0)" if len(found) == 1 else \
+                f"{len(found)} solution classes (indices 0 to {len(found) - 1})"
+            raise CpsolveError(f"has {classes}; there is no index {start}", where=self.given)
+        return found[start:]
+
+    def solution(self, index: int | None = None, *, id: str | None = None) -> Solution:
+        """Solution `index` (0-based) of `solutions`; None: the first there is, which for a puzzle with
+        none stored is the first the search finds (`solve`), not its class 0. With `id`, the one solution
+        whose id starts with it (4 to 16 hex digits), wherever it stands: among those the file holds, else
+        among the puzzle's classes (all of them are found to make sure the prefix is unique)."""
+        if id is not None:
+            if index is not None:
+                raise CpsolveError("give an index or an id, not both", field="id")
+            return self._by_id(id)
+        if index is not None:
+            return self.solutions(1, start=index)[0]
+        held = self.stored(1)
+        if held:
+            return held[0]
+        found = solve(self.require_puzzle())
+        if found is None:
+            raise CpsolveError("has no solution", where=self.given, exit_code=1)
+        return found
+
+    def _by_id(self, prefix: str) -> Solution:
+        from ..problem.canonical import ID_DIGITS
+
+        wanted = prefix.strip().lower()
+        if not re.fullmatch(f"[0-9a-f]{{4,{ID_DIGITS}}}", wanted):
+            raise CpsolveError(f"an id is 4 to {ID_DIGITS} hex digits (the start of a solution's id), not {prefix!r}",
+                               field="id")
+        held = self.stored()
+        if not held and self.kind != "solutions":
+            held = self.solutions()
+        if any(s.id is None for s in held):  # a file from before ids, a BurrTools file's stored assemblies
+            held = _with_ids(self.puzzle, held, self.given)
+        matches = [s for s in held if s.id is not None and s.id.startswith(wanted)]
+        if not matches:
+            raise CpsolveError(f"no solution's id starts with {wanted}", where=self.given)
+        if len({s.id for s in matches}) > 1:
+            shown = ", ".join(sorted({str(s.id) for s in matches})[:3])
+            raise CpsolveError(f"{wanted} starts the ids of {len(matches)} solutions ({shown}...): give more digits",
+                               where=self.given)
+        return matches[0]
+
+
+def _with_ids(puzzle: Puzzle | None, solutions: Sequence[Solution], where: str) -> list[Solution]:
+    """The solutions with their class ids (`Solution.id`), worked out from the puzzle where they are missing."""
+    from ..output.solutions import rows_of
+    from ..problem.canonical import class_id
+    from ..search.enumeration import prepare
+
+    if puzzle is None:
+        raise CpsolveError("its lines have no ids and the puzzle they name cannot be loaded to work them out",
+                           where=where)
+    prepared = prepare(puzzle)
+    out = []
+    for s in solutions:
+        rows = None if s.id is not None else rows_of(prepared.problem, s.pieces)
+        key = None if rows is None else prepared.canonicalizer.forms(prepared.problem, rows).symmetry_key
+        out.append(s if key is None else replace(s, id=class_id(key)))
+    return out
+
+
+def puzzle_from_yaml(text: str, where: str = "<yaml>") -> Puzzle:
+    """A puzzle from the text of a puzzle file, validated exactly as a file is (limits included).
+
+    >>> p = cpsolve.puzzle_from_yaml('''
+    ... name: bar
+    ... container: {box: [3, 1, 1]}
+    ... pieces: {I: {cells: [[0, 0, 0], [1, 0, 0], [2, 0, 0]]}}
+    ... ''')
+    >>> p.name, [piece.name for piece in p.pieces]
+    ('bar', ['I'])
+    """
+    from ..puzzle.loader import parse_puzzle_text
+    from ..puzzle.model import to_puzzle
+
+    spec = parse_puzzle_text(text, where)
+    try:
+        return to_puzzle(spec)
+    except CpsolveError as exc:
+        raise exc.located(where) from None
+
+
+def puzzle_from_dict(data: Mapping[str, object], where: str = "<dict>") -> Puzzle:
+    """A puzzle built in code: the same keys as a puzzle file (`docs` of `cpsolve schema`).
+
+    Pieces from `cells` or drawings (`layers`), containers from `box`, `layers` or `union`. The
+    mapping goes through the file reader as JSON (which is YAML), so that it meets exactly the same
+    checks and limits as a file; tuples count as lists.
+
+    >>> two_by_two = cpsolve.puzzle_from_dict({
+    ...     "name": "2x2x2",
+    ...     "container": {"box": [2, 2, 2]},
+    ...     "pieces": {"L": {"cells": [(0, 0, 0), (1, 0, 0), (0, 1, 0)], "count": 2},
+    ...                "D": {"layers": [["##"]]}},
+    ... })
+    >>> cpsolve.count(two_by_two)
+    Counts(total=36, unique_rotation=3, unique_symmetry=2)
+    >>> cpsolve.puzzle_from_dict({"name": "x", "container": {"box": [2, 1, 1]}, "pieces": {}})
+    Traceback (most recent call last):
+    cpsolve.errors.CpsolveError: <dict>: a 'pieces' puzzle needs a non-empty 'pieces' mapping
+    """
+    try:
+        text = json.dumps(data, default=str)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise CpsolveError(f"not a puzzle mapping: {exc}", where=where) from None
+    return puzzle_from_yaml(text, where)
+
+
+def puzzle_from_xmpuzzle(path: PathLike, problem: int = 0) -> Puzzle:
+    """Problem `problem` (0-based) of a BurrTools file, as `cpsolve import` reads it."""
+    from ..puzzle.burrtools import read_xmpuzzle
+
+    return read_xmpuzzle(Path(path), problem)
+
+
+def read_solutions(path: PathLike, limit: int = 0, *, start: int = 0) -> list[Solution]:
+    """The solutions of a JSON-lines file written by `cpsolve enumerate` from line `start` (0-based; the
+    first `limit` when > 0), each with its puzzle when the name in the file can be loaded (a built-in
+    model, a path), and checked against it: a line that is not a solution of the puzzle it names is
+    refused, as is one that cannot be a solution of any (a cell in two pieces, a bounding box past
+    `--max-drawing`).
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> with open(folder / "soma.jsonl", "w") as out:
+    ...     r = cpsolve.run(cpsolve.load("soma"), lambda s: print(s.as_line(), file=out), limit=2)
+    >>> [(s.index, s.assemblies, s.puzzle.name) for s in cpsolve.read_solutions(folder / "soma.jsonl")]
+    [(0, 48, 'soma'), (1, 48, 'soma')]
+    """
+    from ..output.solutions import read_solutions as read_lines
+
+    known: dict[str, Puzzle | None] = {}
+    return [_solution_of(record, Path(path), n, known) for n, record in read_lines(Path(path), limit, start)]
+
+
+def _each_solution(path: Path) -> Iterator[Solution]:
+    """`read_solutions`, one line at a time: what an export of a file of any length reads."""
+    from ..output.solutions import iter_solutions
+
+    known: dict[str, Puzzle | None] = {}
+    for n, record in iter_solutions(path):
+        yield _solution_of(record, path, n, known)
+
+
+def _solution_of(record: Mapping[str, object], path: Path, line: int, known: dict[str, Puzzle | None]) -> Solution:
+    """A line's record as a Solution, with the puzzle its name loads (kept in `known`), checked against it."""
+    from ..puzzle.assembly import check_solution
+
+    name = str(record.get("puzzle", path.name))
+    if name not in known:
+        try:
+            known[name] = load(name)
+        except CpsolveError:
+            known[name] = None
+    puzzle = known[name]
+    pieces: Mapping[str, list[Cell]] = record["pieces"]  # type: ignore[assignment] # checked by the reader
+    if puzzle is not None and (why := check_solution(puzzle, pieces, cells_checked=True)) is not None:
+        raise CpsolveError(f"not a solution of the puzzle it names ({name}): {why}",
+                           where=f"{path}:{line}")
+    index, assemblies, mirror = record.get("class"), record.get("assemblies"), record.get("mirror_distinct")
+    level, found_id = record.get("level"), record.get("id")
+    return Solution(name, _frozen(pieces), index if type(index) is int else None,
+                    assemblies if type(assemblies) is int else None, mirror if isinstance(mirror, bool) else None,
+                    puzzle, level=level if isinstance(level, str) else None,
+                    id=found_id if isinstance(found_id, str) else None)
+
+
+def schema() -> dict[str, object]:
+    """The JSON Schema of puzzle files (`cpsolve schema`).
+
+    >>> sorted(cpsolve.schema()["required"])
+    ['container', 'name']
+    """
+    from ..puzzle.schema import PuzzleFile
+
+    return PuzzleFile.model_json_schema()
