@@ -6,6 +6,12 @@ traceback (6 runs of 30 of `cpsolve list` stopped in their first 20 ms). Until `
 run's own handlers, a stop signal just ends the process with the usual status (130, 143, 129): there
 is nothing to tidy yet. Importing `cpsolve.cli` itself changes no signal handler, so a program that
 imports it for its own ends keeps its own.
+
+Once the command has ended (its answer out, its exit status set) a stop signal is no longer the run's:
+the process is only shutting down, which can take a second (joining a Dask cluster's threads). A
+KeyboardInterrupt raised there printed "Exception ignored in: <module 'threading'>" and a traceback
+after a finished run, so the first such signal is noted and shutdown goes on quietly; a second one
+ends the process at once, should shutting down hang.
 """
 
 import os
@@ -17,12 +23,27 @@ def _quiet_exit(signum: int, _frame: object) -> None:
     os._exit(128 + signum)
 
 
+_late: list[int] = []
+
+
+def _late_stop(signum: int, _frame: object) -> None:
+    """A stop signal after the command has ended (see above)."""
+    if _late:
+        os._exit(128 + signum)
+    _late.append(signum)
+
+
 def run() -> None:
-    for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for stop in stops:
         signal.signal(stop, _quiet_exit)
     from .cli import main
 
-    main()
+    try:
+        main()
+    finally:
+        for stop in stops:
+            signal.signal(stop, _late_stop)
 
 
 if __name__ == "__main__":

@@ -307,9 +307,13 @@ def test_breaking_out_stops_the_search_and_its_workers():
 
 
 def test_ctrl_c_ends_the_iteration_with_status_interrupted(tmp_path):
+    """Ctrl-C while the caller iterates ends the run with status "interrupted" and leaves no process. The
+    search process is frozen (SIGSTOP) once the first solution is in, so the run cannot end before the
+    signal lands however loaded the machine is (a 0.2 s sleep let the Tetris Cube finish first under
+    load); it is woken (SIGCONT) right after the Ctrl-C, to answer it."""
     script = tmp_path / "interrupted.py"
     script.write_text(textwrap.dedent("""\
-        import os, sys, cpsolve
+        import os, signal, sys, cpsolve
         sys.path.insert(0, sys.argv[1])
         from test_api import _descendants
         n = 0
@@ -318,16 +322,20 @@ def test_ctrl_c_ends_the_iteration_with_status_interrupted(tmp_path):
                 for s in run:
                     n += 1
                     if n == 1:
-                        print("started", flush=True)
+                        os.kill(run._pid, signal.SIGSTOP)
+                        print("started", run._pid, flush=True)
         except KeyboardInterrupt:
             pass
         print(run.result.status, n, len(_descendants(os.getpid())), flush=True)
         """))
     proc = subprocess.Popen([sys.executable, str(script), str(REPO / "tests")], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "started"
-    time.sleep(0.2)
+    started, search = proc.stdout.readline().split()
+    assert started == "started"
+    time.sleep(0.2)  # the pipe's classes drained: now the caller waits for the next one (or still reads)
     proc.send_signal(signal.SIGINT)
+    time.sleep(0.1)
+    os.kill(int(search), signal.SIGCONT)
     out, _ = proc.communicate(timeout=60)
     status, n, left = out.split()
     assert status == "interrupted" and 0 < int(n) < 9839 and left == "0"

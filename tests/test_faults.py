@@ -350,6 +350,34 @@ def test_ctrl_c_at_any_import_of_the_command_line_prints_no_traceback(how, tmp_p
         assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr, (at, proc.stderr)
 
 
+SIGNAL_AT_EXIT = """
+import atexit, os, signal, time
+
+def stop_while_shutting_down():
+    for _ in range(int(os.environ["CPSOLVE_TEST_STOPS"])):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)
+
+atexit.register(stop_while_shutting_down)
+"""
+
+
+@pytest.mark.parametrize(("stops", "status"), [(1, 0), (2, 128 + signal.SIGTERM)])
+def test_a_stop_while_the_finished_command_shuts_down_is_quiet(stops, status, tmp_path):
+    """A stop signal after the command's answer was out, while the process shut down (Dask joins its threads),
+    printed "Exception ignored in: <module 'threading'>" and a KeyboardInterrupt traceback. The signal is
+    sent from an exit handler, so it always lands during shutdown: one is noted and the finished command keeps
+    its status; a second ends the process at once, quietly."""
+    (tmp_path / "sitecustomize.py").write_text(SIGNAL_AT_EXIT, encoding="utf-8")
+    env = {**os.environ, "CPSOLVE_TEST_STOPS": str(stops),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path(__file__).resolve().parent.parent),
+                                          os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-m", "cpsolve", "list"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, env=env, check=False)
+    assert proc.returncode == status, proc.stderr
+    assert proc.stderr == "" and "soma" in proc.stdout
+
+
 def test_a_killed_compare_child_is_a_failed_row_and_exit_1(tmp_path):
     proc = start("compare", "bedlam", "--backends", "dlx", cwd=tmp_path)
     (child,) = wait_for_workers(proc, 1)
