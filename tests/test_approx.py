@@ -267,7 +267,7 @@ def test_cli_sample_file_is_read_by_show_and_draw(tmp_path):
     out = tmp_path / "s.jsonl"
     proc = run_cli("sample", "slothouber-graatsma", "-n", "5", "--seed", "3", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == (f"cpsolve: 5 random assemblies of slothouber-graatsma to {out}, 1 distinct class up to "
+    assert proc.stderr == (f"cpsolve: 5 random solutions of slothouber-graatsma to {out}, 1 distinct class up to "
                            "rotation and reflection\n")
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["sample"] for line in lines] == [0, 1, 2, 3, 4]

@@ -427,7 +427,7 @@ def test_design_unique_fix_keeps_optional_cells_and_ranges() -> None:
 def test_design_unique_change_option_on_the_command_line(tmp_path: Path) -> None:
     proc = run_cli("design", "unique", "soma", "--change", "mark", "--limit", "2", "--puzzles", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("soma: 11520 assemblies counted; 2 colour marks suffice: 192 pairs of marks")
+    assert proc.stdout.startswith("soma: 11520 solutions in all; 2 colour marks suffice: 192 pairs of marks")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["soma-marked-1.yaml", "soma-marked-2.yaml"]
     proc = run_cli("design", "unique", "soma", "--change", "hole")
     assert proc.returncode == 1 and proc.stdout.startswith("soma: holes cannot apply") and proc.stdout.count("\n") == 1

@@ -437,7 +437,7 @@ def test_enumerate_disassemble_writes_level_and_moves(tmp_path: Path):
     out = tmp_path / "s.jsonl"
     proc = run_cli("enumerate", "six-piece-burr", "--disassemble", "--quiet", "--workers", "1", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert "solutions, i.e. assemblies that come apart:" in proc.stdout and "highest level: 1" in proc.stdout
+    assert "of which come apart (BurrTools' solutions):" in proc.stdout and "highest level: 1" in proc.stdout
     line = json.loads(out.read_text().splitlines()[0])
     assert line["level"] == "1" and len(line["moves"]) == 5
     pieces = {k: [tuple(c) for c in v] for k, v in line["pieces"].items()}

@@ -192,7 +192,7 @@ def test_one_is_singular(tmp_path):
 def test_export_stl_refuses_a_file_name_and_writes_a_zip(tmp_path):
     """`export --format stl -o one.stl` silently made a folder one.stl."""
     one_line(run_cli("export", "soma", "--format", "stl", "-o", str(tmp_path / "one.stl")), 2,
-             "--output: ", "one.stl: the STL export is one file per piece: name a folder (no suffix) or a .zip")
+             "--out: ", "one.stl: the STL export is one file per piece: name a folder (no suffix) or a .zip")
     assert not (tmp_path / "one.stl").exists()
     proc = run_cli("export", "t-tetracube-6x6x2", "--format", "stl", "-o", str(tmp_path / "slab.zip"))
     assert proc.returncode == 0 and "1 STL file written" in proc.stderr and "18 pieces to print" in proc.stderr
