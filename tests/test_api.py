@@ -293,6 +293,7 @@ def test_breaking_out_stops_the_search_and_its_workers():
     assert 3 <= run.result.counts.unique_symmetry < 9839
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_the_iteration_with_status_interrupted(tmp_path):
     script = tmp_path / "interrupted.py"
     script.write_text(textwrap.dedent("""\

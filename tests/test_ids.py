@@ -37,6 +37,7 @@ def soma_one(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_ids_are_the_same_in_every_run(soma_one, tmp_path):
     one = ids_of(soma_one)
     assert len(one) == 240 and len(set(one)) == 240 and all(re.fullmatch("[0-9a-f]{16}", i) for i in one)
@@ -63,6 +64,7 @@ def test_ids_survive_a_stop_and_a_resume(soma_one, tmp_path):
     assert resumed["complete"] and set(ids_of(path)) == set(ids_of(soma_one))
 
 
+@pytest.mark.slow
 def test_sorted_files_are_the_same_bytes(tmp_path):
     """Two complete runs with --sort, one worker against two: byte-identical files, `class` the rank in id order."""
     for model in ("soma", "t-tetracube-6x6x2"):
@@ -82,6 +84,7 @@ def test_an_incomplete_run_is_not_sorted(tmp_path):
     assert [r["class"] for r in lines(path)] == list(range(20))
 
 
+@pytest.mark.slow
 def test_id_prefixes_find_the_solution(soma_one, tmp_path):
     records = lines(soma_one)
     target = records[17]
@@ -104,6 +107,7 @@ def test_id_prefixes_find_the_solution(soma_one, tmp_path):
     assert proc.returncode == 0 and f"(id {target['id']};" in proc.stdout.splitlines()[0]
 
 
+@pytest.mark.slow
 def test_id_mistakes_are_one_line(soma_one, tmp_path):
     one_line(run_cli("show", str(soma_one), "--id", "xyz"), 2, "--id: an id is 4 to 16 hex digits")
     one_line(run_cli("show", str(soma_one), "--id", "12"), 2, "--id: an id is 4 to 16 hex digits")

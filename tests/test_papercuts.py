@@ -135,6 +135,7 @@ def test_json_has_the_same_keys_whatever_the_options(tmp_path):
     assert runs[2]["journal"] == "j" and runs[3]["disassembly"]["levels"] == {"1": 3}
 
 
+@pytest.mark.slow
 def test_a_timeout_exits_3(tmp_path):
     """A --timeout cut (incomplete counts) exited 0 like a complete run."""
     proc = run_cli("enumerate", "bedlam", "--timeout", "4", "--no-save", "-q", "-w", "1", cwd=tmp_path)
@@ -146,6 +147,7 @@ def test_a_timeout_exits_3(tmp_path):
 # --- the journal's numbers ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_journal_says_what_the_run_said(tmp_path):
     """`cpsolve journal` said "1298 solutions ... 1373 classes" against the run's 1793, and "108.4 % of the
     estimated work" for a finished run."""
