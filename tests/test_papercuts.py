@@ -123,7 +123,7 @@ def test_the_level_histogram_is_to_scale():
 
 def test_json_has_the_same_keys_whatever_the_options(tmp_path):
     """`journal` was missing without a journal, `idle_tail_seconds` on one worker, `disassembly` without it."""
-    section = (REPO / "README.md").read_text().split("prints exactly one JSON object", 1)[1].split("\n- ", 1)[0]
+    section = (REPO / "docs" / "cli.md").read_text().split("prints exactly one JSON object", 1)[1].split("\n- ", 1)[0]
     documented = list(dict.fromkeys(re.findall(r"`(\w+)`", section)))
     runs = [run_json("enumerate", "soma", "-q", *options, cwd=tmp_path) for options in (
         ["--no-save"], ["--workers", "1", "--out", "a.jsonl"], ["--workers", "2", "--journal", "j"],
