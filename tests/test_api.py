@@ -447,6 +447,7 @@ def test_readme_python_example_prints_what_the_readme_says(tmp_path):
     assert proc.stdout == expected
 
 
+@pytest.mark.slow
 def test_example_notebook_runs_and_shows_the_counts():
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")

@@ -229,6 +229,7 @@ class TracedDlx(DlxBackend):
         run.stats.details["pid"] = os.getpid()
 
 
+@pytest.mark.slow
 def test_a_lost_workers_part_is_redone_and_counted_once(tmp_path):
     prepared = prepare(load("conway-5x5x5"))
     parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
@@ -285,6 +286,7 @@ class Fatal(DlxBackend):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_a_part_that_kills_every_worker_it_meets_is_one_line_naming_it():
     prepared = prepare(load("soma"))
     parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)

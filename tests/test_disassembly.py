@@ -520,6 +520,7 @@ def _stored(name: str) -> tuple[list[dict[str, list[Cell]]], tuple[frozenset[str
 
 
 @needs_reader
+@pytest.mark.slow
 def test_pelikan_burr_stored_solution_is_level_98_2_4_and_burrtools_first_way_98_2_4_2():
     stored, groups = _stored("PelikanBurr.xmpuzzle")
     got = [checked(a, groups) for a in stored]  # C against the twin (7,294 states, a few seconds in Python)
@@ -661,6 +662,7 @@ def test_burrtools_stored_levels_are_read_and_shown_beside_cpsolves(tmp_path: Pa
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/burrtools-examples is not here")
+@pytest.mark.slow
 def test_disassembly_on_workers_writes_what_one_process_writes(tmp_path: Path):
     """Issue 32 item 3: with --workers 2 the classes are taken apart on two forked processes while the
     search goes on (api.run's pipeline), their lines still written in the order found: sorted by id, the

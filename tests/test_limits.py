@@ -221,6 +221,7 @@ MEMORY = {
 
 
 @pytest.mark.parametrize("case", sorted(MEMORY))
+@pytest.mark.slow
 def test_memory_stays_bounded_by_the_input(case, tmp_path):
     """Files under 1 MB that took 1.7 to 7.7 GB (or C++'s std::bad_alloc, exit 134) end under 1 GB of address
     space, in one line naming the limit and its option, or succeed; none holds more than 400 MB at its peak."""

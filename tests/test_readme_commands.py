@@ -29,9 +29,10 @@ Each command is then exactly one of:
   (`python benchmarks/peers.py --peers DIR`) must be in `EXCEPTIONS`, or the test fails.
 
 Every command ends in exactly one of these kinds; a key of `SHORTENED`, `EXCEPTIONS`, `EXPECT`,
-`STATUS`, `SETUP` or `INSTANCES` that no document holds any more fails the test, so those tables
-cannot go stale; and every file a run command names as its output (`-o`, `--out`, `--page`,
-`--picture`, `>`) must exist afterwards, not empty. Scripts named by commands that are not run
+`STATUS`, `SETUP`, `INSTANCES` or `SLOW` that no document holds any more fails the test, so those tables
+cannot go stale (`SLOW` names the blocks that take seconds: the slow tier runs them, not the fast
+one); and every file a run command names as its output (`-o`, `--out`, `--page`, `--picture`, `>`)
+must exist afterwards, not empty. Scripts named by commands that are not run
 (`python benchmarks/X.py`) must exist.
 """
 
@@ -138,6 +139,18 @@ SETUP: dict[str, list[str]] = {
     "cpsolve --max-cells 50000 enumerate big.yaml": [
         "sed 's/^name: soma$/name: big/' \"$MODELS/soma.yaml\" > big.yaml"],
     "cpsolve enumerate sols.txt": ["cpsolve enumerate soma --out sols.txt -q"],  # a solutions file
+}
+
+# Blocks of commands that take seconds: the fast tier (`python -m pytest`) leaves the block that holds one of
+# these out, the slow tier (CI) runs it. Command -> what makes its block slow.
+SLOW: dict[str, str] = {
+    "cpsolve enumerate big.yaml --workers 16": "Bedlam enumerated, stopped, then resumed to the end (about 8 s)",
+    "cpsolve explain benchmarks/puzzles/explain-mutilated-chessboard.yaml": "a minimal core found and drawn",
+    "cpsolve design pieces --box 3x3x3 --pool tricubes,tetracubes --copies 2": "every candidate piece set solved",
+    "cpsolve import SolidSixPieceBurrs.xmpuzzle --check -o solid.yaml": "SolidSixPieceBurrs enumerated twice",
+    "cpsolve backends": "every backend's comparison and a DIMACS round trip through cadical",
+    "cpsolve draw soma -o soma.png": "eight pictures, a page and STL files",
+    "cpsolve enumerate MODEL --cluster tcp://HOST:8786": "a local Dask cluster started",
 }
 
 # Exit statuses the text gives for a command (the default is 0).
@@ -428,7 +441,7 @@ def test_every_table_key_is_a_command_of_the_documents() -> None:
     """A command removed from the documents leaves no stale entry behind."""
     keys = {c.key for c in COMMANDS}
     for table, name in ((SHORTENED, "SHORTENED"), (EXCEPTIONS, "EXCEPTIONS"), (EXPECT, "EXPECT"),
-                        (STATUS, "STATUS"), (SETUP, "SETUP"), (INSTANCES, "INSTANCES")):
+                        (STATUS, "STATUS"), (SETUP, "SETUP"), (INSTANCES, "INSTANCES"), (SLOW, "SLOW")):
         stale = sorted(set(table) - keys)
         assert not stale, f"{name} names commands no document holds: {stale}"
 
@@ -508,7 +521,9 @@ def run_shell(line: str, cwd: Path, env: dict[str, str]) -> subprocess.Completed
                           timeout=300, check=False)
 
 
-@pytest.mark.parametrize("where, commands", units(), ids=[w for w, _ in units()])
+@pytest.mark.parametrize("where, commands", [
+    pytest.param(where, commands, id=where, marks=[pytest.mark.slow] if any(c.key in SLOW for c in commands) else [])
+    for where, commands in units()])
 def test_readme_command_runs(where: str, commands: list[Command], tmp_path: Path) -> None:
     run_in_order(commands, tmp_path)
 
