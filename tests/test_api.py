@@ -306,6 +306,7 @@ def test_breaking_out_stops_the_search_and_its_workers():
     assert 3 <= run.result.counts.unique_symmetry < 9839
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_the_iteration_with_status_interrupted(tmp_path):
     """Ctrl-C while the caller iterates ends the run with status "interrupted" and leaves no process. The
     search process is frozen (SIGSTOP) once the first solution is in, so the run cannot end before the
@@ -467,6 +468,7 @@ def test_readme_python_example_prints_what_the_readme_says(tmp_path):
     assert proc.stdout == expected
 
 
+@pytest.mark.slow
 def test_example_notebook_runs_and_shows_the_counts():
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")

@@ -92,6 +92,7 @@ def test_parts_sum_with_their_weights():
 
 
 @pytest.mark.parametrize("model", ["slothouber-graatsma", "t-tetracube-6x6x2"])
+@pytest.mark.slow
 def test_count_approx_contains_the_exact_total(model):
     puzzle = cpsolve.load(model)
     assert puzzle.reference is not None
@@ -103,6 +104,7 @@ def test_count_approx_contains_the_exact_total(model):
     assert found.as_json()["interval"] == [low, high]
 
 
+@pytest.mark.slow
 def test_count_approx_timeout_is_a_note_and_the_walks_still_answer():
     found = cpsolve.count_approx(cpsolve.load("soma"), timeout=0.5, walks=4000)
     assert found.total is None and found.interval is None
@@ -197,6 +199,7 @@ def test_sampled_assemblies_are_solutions_of_their_class():
         assert s.index == first[s.id]
 
 
+@pytest.mark.slow
 def test_sample_is_near_uniform():
     """Chi-square over the classes of the 121 domino tilings of a 2x2x4 box (25 classes up to rotation
     and reflection): UniGen draws assemblies, so a class should come in proportion to its assemblies.
@@ -232,6 +235,7 @@ def test_cli_count_approx_json():
     assert out["knuth"]["walks"] == 4000 and proc.stderr == ""
 
 
+@pytest.mark.slow
 def test_cli_count_approx_text_and_progress():
     proc = run_cli("count", "t-tetracube-6x6x2", "--approx", "--walks", "2000", "--seed", "2")
     assert proc.returncode == 0, proc.stderr
@@ -267,7 +271,7 @@ def test_cli_sample_file_is_read_by_show_and_draw(tmp_path):
     out = tmp_path / "s.jsonl"
     proc = run_cli("sample", "slothouber-graatsma", "-n", "5", "--seed", "3", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == (f"cpsolve: 5 random assemblies of slothouber-graatsma to {out}, 1 distinct class up to "
+    assert proc.stderr == (f"cpsolve: 5 random solutions of slothouber-graatsma to {out}, 1 distinct class up to "
                            "rotation and reflection\n")
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["sample"] for line in lines] == [0, 1, 2, 3, 4]

@@ -137,6 +137,7 @@ def test_every_part_once_and_the_serial_counts(scheduler):
     assert {i: sorted(r) for i, r in run.rows.items()} == {i: sorted(r) for i, r in reference.items()}
 
 
+@pytest.mark.slow
 def test_parts_that_overrun_are_split_again_on_the_cluster(scheduler, monkeypatch):
     """With a budget of a few hundred nodes, parts searched on the cluster hand back what they had not
     searched; the new parts run there too: many more subproblems than planned, each finished once,
@@ -177,6 +178,7 @@ def test_the_collector_stops_the_run(scheduler):
     assert len(run.finished) < len(parts)
 
 
+@pytest.mark.slow
 def test_the_deadline_ends_the_run_promptly(scheduler):
     # The 6x6x6 box of T-tetracubes runs for minutes and streams solutions the whole time.
     prepared = prepare(load("t-tetracube-6x6x6"))
@@ -197,6 +199,7 @@ class Deaf(DlxBackend):
         time.sleep(60)
 
 
+@pytest.mark.slow
 def test_the_deadline_holds_even_when_a_part_ignores_it():
     # The run returns on time and `local:1` kills its worker, still inside the part, on the way out.
     prepared = prepare(load("soma"))
@@ -227,6 +230,7 @@ class TracedDlx(DlxBackend):
         run.stats.details["pid"] = os.getpid()
 
 
+@pytest.mark.slow
 def test_a_lost_workers_part_is_redone_and_counted_once(tmp_path):
     prepared = prepare(load("conway-5x5x5"))
     parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
@@ -283,6 +287,7 @@ class Fatal(DlxBackend):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_a_part_that_kills_every_worker_it_meets_is_one_line_naming_it():
     prepared = prepare(load("soma"))
     parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
@@ -432,6 +437,7 @@ def test_a_server_that_answers_garbage_is_an_error_naming_it(monkeypatch):
 
 
 @pytest.mark.parametrize("answer", [None, GARBAGE], ids=["silent", "garbage"])
+@pytest.mark.slow
 def test_a_server_that_never_answers_ends_the_command_in_one_line(answer, tmp_path):
     """A server that accepts and never answers hung cpsolve for ever (a Client waits for the scheduler's
     reply without a timeout); now: one line, exit 1, within the connection timeout, no Dask log line."""
@@ -469,6 +475,7 @@ main()
 """
 
 
+@pytest.mark.slow
 def test_a_stop_while_the_local_cluster_starts_is_quiet(tmp_path):
     """Ctrl-C (or SIGTERM, SIGHUP) while `--cluster local:N` started its workers left a half-started cluster:
     Dask's exit handler failed on it (`AssertionError: Status.init`) and its log lines reached stderr.

@@ -14,6 +14,7 @@ REFERENCE = {
 @pytest.mark.parametrize("backend", ["cpsat", "dlx"])
 @pytest.mark.parametrize("model", sorted(REFERENCE))
 @pytest.mark.parametrize("breaking", ["--symmetry-breaking", "--no-symmetry-breaking"])
+@pytest.mark.slow
 def test_reference_counts(model, breaking, backend, tmp_path):
     out = tmp_path / "solutions.jsonl"
     result = run_json("enumerate", model, breaking, "--backend", backend, "--out", str(out), "--quiet")

@@ -50,6 +50,7 @@ BACKENDS = [pytest.param(b, marks=() if b == "dlx" else pytest.mark.slow) for b 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.slow
 def test_enumerate_stops_at_its_deadline(backend, workers, startup, tmp_path):
     if not backend_class(backend).supported():
         pytest.skip(f"{backend} is not installed here")
@@ -72,6 +73,7 @@ def test_enumerate_stops_at_its_deadline(backend, workers, startup, tmp_path):
         assert result["solutions_found"] > 100  # solutions really were streaming when the deadline came
 
 
+@pytest.mark.slow
 def test_compare_stops_each_run_at_its_deadline(startup, tmp_path):
     """`compare --timeout S`: one run per backend (its first solution is timed within it), within S."""
     proc, seconds = timed("compare", MODEL, "--backends", "dlx", "--workers", "2", "--timeout", str(S), "--json",
@@ -82,6 +84,7 @@ def test_compare_stops_each_run_at_its_deadline(startup, tmp_path):
     assert seconds <= 2 * S + 1 + startup, (seconds, startup)
 
 
+@pytest.mark.slow
 def test_report_stops_at_its_deadline_and_calls_the_row_incomplete(startup, tmp_path):
     # Bedlam on one worker: about 6 s of search, well past the deadline.
     proc, seconds = timed("report", "bedlam", "--workers", "1", "--timeout", str(S), cwd=tmp_path)
@@ -105,6 +108,7 @@ def test_report_writes_where_asked_and_checks_first(tmp_path):
     assert "soma:" not in proc.stderr  # refused before running anything
 
 
+@pytest.mark.slow
 def test_solve_stops_at_its_deadline(startup, tmp_path):
     """A first-solution search on a puzzle with none (a 2x2x2 box of three L-trominoes and... no fit)."""
     path = tmp_path / "hard.yaml"

@@ -81,6 +81,7 @@ def brute_force(size: tuple[int, int, int]) -> dict[int, tuple[int, int, int]]:
 
 
 @pytest.mark.parametrize("size", [(2, 2, 2), (2, 2, 3), (1, 3, 4), (2, 3, 3)])
+@pytest.mark.slow
 def test_census_matches_brute_force(size: tuple[int, int, int]) -> None:
     expected = brute_force(size)
     census = snake.census(size, snake.walk)
@@ -141,6 +142,7 @@ def test_segments_round_trip() -> None:
     assert snake.turns_text(0b0101, 6) == "ETSTSE"
 
 
+@pytest.mark.slow
 def test_design_snake_cli_writes_puzzles_enumerate_confirms(tmp_path: Path) -> None:
     out = tmp_path / "c.jsonl"
     proc = run_cli("design", "snake", "--box", "2x2x4", "--out", str(out), "--puzzles", str(tmp_path / "p"),
@@ -160,6 +162,7 @@ def test_design_snake_cli_writes_puzzles_enumerate_confirms(tmp_path: Path) -> N
 
 
 @needs_native
+@pytest.mark.slow
 def test_design_snake_sample_finds_unique_chains(tmp_path: Path) -> None:
     out = tmp_path / "s.jsonl"
     proc = run_cli("design", "snake", "--box", "3x3x3", "--sample", "30", "--out", str(out), "--json", "--quiet")
@@ -201,6 +204,7 @@ def test_judge_unique_several_and_pruned() -> None:
     assert verdict.status == "unique" and verdict.counts == (1, 1, 1)  # the copies are interchangeable
 
 
+@pytest.mark.slow
 def test_design_pieces_cli_finds_are_confirmed(tmp_path: Path) -> None:
     out = tmp_path / "d.jsonl"
     proc = run_cli("design", "pieces", "--box", "1x3x5,1x4x5", "--pool", "pentominoes", "--out", str(out),
@@ -336,6 +340,7 @@ def test_mark_counts_agree_with_brute_force(which: str) -> None:
     assert _assert_marks_agree(puzzle, pairs=24) > 24 + 40
 
 
+@pytest.mark.slow
 def test_mark_counts_agree_with_brute_force_on_soma() -> None:
     from cpsolve.puzzle.catalog import load
 
@@ -427,7 +432,7 @@ def test_design_unique_fix_keeps_optional_cells_and_ranges() -> None:
 def test_design_unique_change_option_on_the_command_line(tmp_path: Path) -> None:
     proc = run_cli("design", "unique", "soma", "--change", "mark", "--limit", "2", "--puzzles", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("soma: 11520 assemblies counted; 2 colour marks suffice: 192 pairs of marks")
+    assert proc.stdout.startswith("soma: 11520 solutions in all; 2 colour marks suffice: 192 pairs of marks")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["soma-marked-1.yaml", "soma-marked-2.yaml"]
     proc = run_cli("design", "unique", "soma", "--change", "hole")
     assert proc.returncode == 1 and proc.stdout.startswith("soma: holes cannot apply") and proc.stdout.count("\n") == 1

@@ -437,7 +437,7 @@ def test_enumerate_disassemble_writes_level_and_moves(tmp_path: Path):
     out = tmp_path / "s.jsonl"
     proc = run_cli("enumerate", "six-piece-burr", "--disassemble", "--quiet", "--workers", "1", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert "solutions, i.e. assemblies that come apart:" in proc.stdout and "highest level: 1" in proc.stdout
+    assert "of which come apart (BurrTools' solutions):" in proc.stdout and "highest level: 1" in proc.stdout
     line = json.loads(out.read_text().splitlines()[0])
     assert line["level"] == "1" and len(line["moves"]) == 5
     pieces = {k: [tuple(c) for c in v] for k, v in line["pieces"].items()}
@@ -520,6 +520,7 @@ def _stored(name: str) -> tuple[list[dict[str, list[Cell]]], tuple[frozenset[str
 
 
 @needs_reader
+@pytest.mark.slow
 def test_pelikan_burr_stored_solution_is_level_98_2_4_and_burrtools_first_way_98_2_4_2():
     stored, groups = _stored("PelikanBurr.xmpuzzle")
     got = [checked(a, groups) for a in stored]  # C against the twin (7,294 states, a few seconds in Python)
@@ -661,6 +662,7 @@ def test_burrtools_stored_levels_are_read_and_shown_beside_cpsolves(tmp_path: Pa
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/burrtools-examples is not here")
+@pytest.mark.slow
 def test_disassembly_on_workers_writes_what_one_process_writes(tmp_path: Path):
     """Issue 32 item 3: with --workers 2 the classes are taken apart on two forked processes while the
     search goes on (api.run's pipeline), their lines still written in the order found: sorted by id, the

@@ -164,6 +164,7 @@ def test_dlx_refuses_chains_in_one_line():
                            "puzzle are not exact cover (use cpsat or sat)\n")
 
 
+@pytest.mark.slow
 def test_auto_backend_uses_sat_for_chains_and_says_why():
     """dlx takes every packing; a chain goes to sat, and the summary and the JSON say why not dlx."""
     r = run_json("enumerate", "snake-27", "--no-save", "--quiet")
@@ -322,6 +323,7 @@ def _block_orbits(size: tuple[int, int, int], proper: bool) -> int:
     return orbits
 
 
+@pytest.mark.slow
 def test_a_box_of_more_than_512_cells_runs_on_two_workers(write_puzzle):
     """The 10x8x8 box of 2x2x2 cubes (issue 26 item 8: "n_cells must be in 1..512" with --workers, and
     from estimate). Its count, derived without cpsolve: in a box with even sides the first empty cell

@@ -235,6 +235,7 @@ def big_instances(draw):
 
 @settings(max_examples=40, deadline=None)
 @given(big_instances(), st.integers(0, 40))
+@pytest.mark.slow
 def test_big_containers_match_the_twin_in_every_layout(instance, budget):
     """Past 512 cells: the wide bitboards and the links make the twin's choices, node for node, and
     give back the same prefixes under a node budget (0: none)."""
@@ -258,6 +259,7 @@ def test_big_containers_match_the_twin_in_every_layout(instance, budget):
 
 @settings(max_examples=8, deadline=None)
 @given(big_instances())
+@pytest.mark.slow
 def test_big_containers_agree_with_the_other_backends(instance):
     """Past 512 cells through the backends: dlx (links: many copies a piece) finds exactly the
     solutions of the python backend and of sat, which share no code with it."""

@@ -178,6 +178,7 @@ def cadical() -> str:
 
 
 @pytest.mark.parametrize(("model", "cells"), [("soma", 27), ("bedlam", 64), ("snake-27", 27)])
+@pytest.mark.slow
 def test_real_cadical_end_to_end(tmp_path: Path, cadical: str, model: str, cells: int) -> None:
     cnf = export(tmp_path, model)
     solved = subprocess.run([cadical, "-q", str(cnf)], capture_output=True, text=True, timeout=300, check=False)

@@ -164,6 +164,7 @@ def sat_cores() -> dict[str, tuple[ExactCoverProblem, CoreArgument]]:
 
 
 @pytest.mark.parametrize("name", UNSOLVABLE)
+@pytest.mark.slow
 def test_unsolvable_puzzles_of_the_right_volume_get_a_minimal_core_checked_by_dlx(name, sat_cores):
     """No counting or colouring argument applies (all were tried first), the core has no solution and
     every part of it is needed: each proper subset has one. dlx checks both, on a problem built here."""
@@ -181,6 +182,7 @@ def test_unsolvable_puzzles_of_the_right_volume_get_a_minimal_core_checked_by_dl
 
 
 @pytest.mark.parametrize("name", UNSOLVABLE)
+@pytest.mark.slow
 def test_a_python_sat_core_is_infeasible_under_cpsat_and_the_other_way_round(name, sat_cores):
     problem, found = sat_cores[name]
     assert cores.solvable(problem, found.core, "cpsat") == (False, None)

@@ -161,6 +161,7 @@ def file_counts(path: Path) -> tuple[int, int, int]:
     return (sum(r["assemblies"] for r in lines), sum(2 if r["mirror_distinct"] else 1 for r in lines), len(lines))
 
 
+@pytest.mark.slow
 def test_killing_a_worker_from_outside_keeps_the_counts_exact(tmp_path):
     # A run of a few seconds on two workers (Conway without symmetry breaking now ends in 0.6 s, before
     # the kill); its published counts are the reference. The kill comes once the search is writing
@@ -241,6 +242,7 @@ def _ignore_stops_and_sleep() -> None:
     time.sleep(60)
 
 
+@pytest.mark.slow
 def test_a_measured_child_that_ignores_its_limit_is_killed():
     began = time.perf_counter()
     with pytest.raises(Overrun):
@@ -333,6 +335,7 @@ def _entry_point() -> str:
 
 
 @pytest.mark.parametrize("how", ["python -m cpsolve", "the cpsolve command"])
+@pytest.mark.slow
 def test_ctrl_c_at_any_import_of_the_command_line_prints_no_traceback(how, tmp_path):
     """A Ctrl-C in the first 10-20 ms of a command printed a traceback (6 runs of 30 of `cpsolve list`):
     the early handlers were set by `cpsolve.cli.common` after its own imports, and only when argv[0]

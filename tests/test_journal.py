@@ -88,6 +88,7 @@ def kill_and_resume(tmp_path: Path, model: str, reference: tuple[int, int, int],
     return progress
 
 
+@pytest.mark.slow
 def test_conway_killed_at_ten_random_moments(tmp_path: Path) -> None:
     rng = random.Random(20261123)
     # The search takes about a second here: moments from its start to its end.
@@ -96,6 +97,7 @@ def test_conway_killed_at_ten_random_moments(tmp_path: Path) -> None:
     assert max(progress) > 0, f"no kill landed after a finished subproblem: {progress}"
 
 
+@pytest.mark.slow
 def test_y_pentacube_box_killed_three_times(tmp_path: Path) -> None:
     rng = random.Random(7)
     progress = kill_and_resume(tmp_path, "y-pentacube-5x5x5", Y_BOX, [rng.uniform(0.5, 4.5) for _ in range(3)])
@@ -127,6 +129,7 @@ def test_fingerprint_tells_problems_apart() -> None:
     assert fingerprint(prepare(load("soma")).broken) != fingerprint(prepare(conway).broken)
 
 
+@pytest.mark.slow
 def test_refusals_are_one_line(tmp_path: Path) -> None:
     journal = tmp_path / "run.journal"
     stopped = cpsolve("enumerate", "conway-5x5x5", "--workers", "2", "--limit", "400", "--quiet", "--no-save",
@@ -152,6 +155,7 @@ def test_refusals_are_one_line(tmp_path: Path) -> None:
     assert state["command"].endswith(f"--journal {journal}")
 
 
+@pytest.mark.slow
 def test_default_journal_is_removed_once_complete(tmp_path: Path) -> None:
     stopped = cpsolve("enumerate", "conway-5x5x5", "--workers", "2", "--limit", "400", "--quiet", cwd=tmp_path)
     journal = tmp_path / "conway-5x5x5.solutions.jsonl.journal"
@@ -180,6 +184,7 @@ def test_commit_is_one_transaction(tmp_path: Path) -> None:
         Journal.resume(book, prepare(load("conway-5x5x5")).broken)
 
 
+@pytest.mark.slow
 def test_parts_that_overrun_are_split_again_and_resume_exactly(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """With a budget of a few hundred nodes, parts hand back what they had not searched: the run ends
@@ -237,6 +242,7 @@ def catches_stops(pid: int) -> bool:
     return bool(caught >> (signal.SIGTERM - 1) & 1)
 
 
+@pytest.mark.slow
 def test_stopped_and_killed_at_random_moments_the_file_never_shrinks(tmp_path: Path) -> None:
     """Issue 26: a journalled run stopped at random moments (SIGKILL of its process group, SIGTERM,
     SIGINT), on one worker or two, and resumed each time: no class is ever in the solutions file twice,

@@ -42,6 +42,7 @@ def test_every_builtin_model_has_a_reference_and_a_source():
 @pytest.mark.parametrize(
     "model", [pytest.param(m, marks=pytest.mark.slow) if m in SLOW else m for m in sorted(REFERENCE)]
 )
+@pytest.mark.slow
 def test_model_meets_reference_counts(model):
     r = run_json("enumerate", model, "--no-save", "--quiet")
     assert r["complete"]

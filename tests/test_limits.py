@@ -221,6 +221,7 @@ MEMORY = {
 
 
 @pytest.mark.parametrize("case", sorted(MEMORY))
+@pytest.mark.slow
 def test_memory_stays_bounded_by_the_input(case, tmp_path):
     """Files under 1 MB that took 1.7 to 7.7 GB (or C++'s std::bad_alloc, exit 134) end under 1 GB of address
     space, in one line naming the limit and its option, or succeed; none holds more than 400 MB at its peak."""
@@ -296,6 +297,7 @@ def test_placements_by_lookup_are_the_bitset_placements():
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.slow
 def test_the_literal_bound_holds_for_what_pysat_builds(encoding):
     """`literal_bound` refuses a CNF before pysat builds it, so it must never be below pysat's own size."""
     from pysat.card import CardEnc, EncType
@@ -309,6 +311,7 @@ def test_the_literal_bound_holds_for_what_pysat_builds(encoding):
                 assert sum(map(len, built.clauses)) <= _card_bound(n, k, encoding, kind), (n, k, kind)
 
 
+@pytest.mark.slow
 def test_the_literal_bound_is_close_on_every_model():
     """With the default encoding the bound is within 1.3x of the real CNF, and --max-literals leaves
     the largest built-in model 4x room."""
@@ -320,6 +323,7 @@ def test_the_literal_bound_is_close_on_every_model():
         assert 4 * bound <= limits.Limits().max_literals, (name, bound)
 
 
+@pytest.mark.slow
 def test_export_with_many_solutions_reads_them_one_at_a_time(tmp_path):
     """Issue 27 item 7: `export --with-solutions` held every solution of the file at once (55,575 of 3D Onat:
     2.1 GB); it now reads, checks and writes them one at a time: 12,000 lines of soma in under 90 MB

@@ -387,6 +387,7 @@ def test_names_cannot_add_lines_to_dimacs_or_xcc() -> None:
     check_xcc(write_xcc(prepared.broken.problem))
 
 
+@pytest.mark.peer
 @pytest.mark.skipif(not (PEERS / "dlx1").exists(), reason=f"Knuth's dlx1 is not built in {PEERS}")
 @pytest.mark.parametrize("names", [["Würfelää", "B"], ["a b", "a:b"], ["a|b", "12345678"], ["\x1b[2J", "\x00"]])
 def test_xcc_item_names_are_read_by_dlx1(names: list[str], tmp_path: Path) -> None:

@@ -35,6 +35,10 @@ SOMA = {
 """Not a real Soma solution (the pieces are not Soma's shapes), but a full 3x3x3 with 7 pieces."""
 
 
+pytestmark = pytest.mark.browser
+"""Every test here drives headless Chromium: the browser tier (`python -m pytest -m browser`)."""
+
+
 @pytest.fixture(scope="module")
 def chromium() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -123,7 +123,7 @@ def test_the_level_histogram_is_to_scale():
 
 def test_json_has_the_same_keys_whatever_the_options(tmp_path):
     """`journal` was missing without a journal, `idle_tail_seconds` on one worker, `disassembly` without it."""
-    section = (REPO / "README.md").read_text().split("prints exactly one JSON object", 1)[1].split("\n- ", 1)[0]
+    section = (REPO / "docs" / "cli.md").read_text().split("prints exactly one JSON object", 1)[1].split("\n- ", 1)[0]
     documented = list(dict.fromkeys(re.findall(r"`(\w+)`", section)))
     runs = [run_json("enumerate", "soma", "-q", *options, cwd=tmp_path) for options in (
         ["--no-save"], ["--workers", "1", "--out", "a.jsonl"], ["--workers", "2", "--journal", "j"],
@@ -135,6 +135,7 @@ def test_json_has_the_same_keys_whatever_the_options(tmp_path):
     assert runs[2]["journal"] == "j" and runs[3]["disassembly"]["levels"] == {"1": 3}
 
 
+@pytest.mark.slow
 def test_a_timeout_exits_3(tmp_path):
     """A --timeout cut (incomplete counts) exited 0 like a complete run."""
     proc = run_cli("enumerate", "bedlam", "--timeout", "4", "--no-save", "-q", "-w", "1", cwd=tmp_path)
@@ -146,6 +147,7 @@ def test_a_timeout_exits_3(tmp_path):
 # --- the journal's numbers ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_journal_says_what_the_run_said(tmp_path):
     """`cpsolve journal` said "1298 solutions ... 1373 classes" against the run's 1793, and "108.4 % of the
     estimated work" for a finished run."""
@@ -192,7 +194,7 @@ def test_one_is_singular(tmp_path):
 def test_export_stl_refuses_a_file_name_and_writes_a_zip(tmp_path):
     """`export --format stl -o one.stl` silently made a folder one.stl."""
     one_line(run_cli("export", "soma", "--format", "stl", "-o", str(tmp_path / "one.stl")), 2,
-             "--output: ", "one.stl: the STL export is one file per piece: name a folder (no suffix) or a .zip")
+             "--out: ", "one.stl: the STL export is one file per piece: name a folder (no suffix) or a .zip")
     assert not (tmp_path / "one.stl").exists()
     proc = run_cli("export", "t-tetracube-6x6x2", "--format", "stl", "-o", str(tmp_path / "slab.zip"))
     assert proc.returncode == 0 and "1 STL file written" in proc.stderr and "18 pieces to print" in proc.stderr

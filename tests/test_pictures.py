@@ -330,7 +330,7 @@ def test_cli_draws_png_svg_pieces_sheet_and_chains(tmp_path: Path) -> None:
 
 def test_cli_rejects_bad_picture_options_in_one_line(tmp_path: Path) -> None:
     for args, needle in [
-        (["soma", "-o", str(tmp_path / "x.gif")], "--output"),
+        (["soma", "-o", str(tmp_path / "x.gif")], "--out"),
         (["soma", "-o", str(tmp_path / "x.png"), "--view", "sideways"], "--view"),
         (["soma", "-o", str(tmp_path / "x.png"), "--sheet", "3", "--pieces"], "--sheet"),
     ]:

@@ -29,9 +29,10 @@ Each command is then exactly one of:
   (`python benchmarks/peers.py --peers DIR`) must be in `EXCEPTIONS`, or the test fails.
 
 Every command ends in exactly one of these kinds; a key of `SHORTENED`, `EXCEPTIONS`, `EXPECT`,
-`STATUS`, `SETUP` or `INSTANCES` that no document holds any more fails the test, so those tables
-cannot go stale; and every file a run command names as its output (`-o`, `--out`, `--page`,
-`--picture`, `>`) must exist afterwards, not empty. Scripts named by commands that are not run
+`STATUS`, `SETUP`, `INSTANCES` or `SLOW` that no document holds any more fails the test, so those tables
+cannot go stale (`SLOW` names the blocks that take seconds: the slow tier runs them, not the fast
+one); and every file a run command names as its output (`-o`, `--out`, `--page`, `--picture`, `>`)
+must exist afterwards, not empty. Scripts named by commands that are not run
 (`python benchmarks/X.py`) must exist.
 """
 
@@ -56,7 +57,8 @@ from conftest import EXAMPLES
 from cpsolve.cli import app
 
 REPO = Path(__file__).resolve().parent.parent
-DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+"""The README and every page of the documentation site (docs/, its folders included)."""
 SHELL_BLOCKS = {"sh", "bash", "shell", "console"}
 COMMAND_STARTS = ("cpsolve ", "python ", "python3 ", "pip ")
 MODELS = REPO / "cpsolve" / "models"
@@ -106,7 +108,10 @@ EXCEPTIONS: dict[str, str] = {
     "python3 -m venv .venv && . .venv/bin/activate": "CI makes its own virtual environment (.ci/run)",
     "python -m pytest": "the suite this test is part of",
     "python -m pytest tests/test_library.py": "part of the suite CI runs",
-    "python -m pytest -s -m slow tests/test_page.py": "part of the suite CI runs",
+    "python -m pytest -m slow tests/test_page.py": "part of the suite CI runs (its slow tier)",
+    "python -m pytest -s -m slow tests/test_page.py": "part of the suite CI runs (its slow tier)",
+    'python -m pytest -m "slow or peer or browser"': "the slow, peer and browser tiers: CI runs them (.ci/run)",
+    "pip install -e '.[docs]'": "CI installs the docs extra (.ci/run) and builds the site (tests/test_site.py)",
     "ruff check . && mypy": "CI runs both (.ci/run)",
     "dask scheduler": "a server that runs until stopped; the cluster run is shortened to local:2 above",
     "dask worker tcp://HOST:8786 --nthreads 1 --nworkers N": "a server that runs until stopped (see dask scheduler)",
@@ -120,10 +125,10 @@ EXCEPTIONS: dict[str, str] = {
     "python benchmarks/engine_ab.py ... --big --versus FILE --peers DIR": "needs a previous build's table, the peers",
 }
 for _bench in ("scaling.py --only workers --repeats 5", "pictures.py", "design.py --big",
-               "disassembly.py --burrtxt ../peers/bin/burrTxt", "explain.py", "canonical.py", "cpsat.py",
+               "disassembly.py --burrtxt peers/bin/burrTxt", "explain.py", "canonical.py", "cpsat.py",
                "scaling.py", "scaling.py --only bedlam", "run.py --timeout 90", "run.py", "disassembly.py", "design.py",
                "sat_encodings.py", "sat_encodings.py --timeout 2", "approx.py",
-               "startup.py --burrtxt ../peers/bin/burrTxt --repeats 21"):
+               "startup.py --burrtxt peers/bin/burrTxt --repeats 21"):
     EXCEPTIONS[f"python benchmarks/{_bench}"] = ("a benchmark: minutes of CPU, and it rewrites its measured table"
                                                  " under results/ (mypy checks the scripts in CI)")
 
@@ -134,6 +139,18 @@ SETUP: dict[str, list[str]] = {
     "cpsolve --max-cells 50000 enumerate big.yaml": [
         "sed 's/^name: soma$/name: big/' \"$MODELS/soma.yaml\" > big.yaml"],
     "cpsolve enumerate sols.txt": ["cpsolve enumerate soma --out sols.txt -q"],  # a solutions file
+}
+
+# Blocks of commands that take seconds: the fast tier (`python -m pytest`) leaves the block that holds one of
+# these out, the slow tier (CI) runs it. Command -> what makes its block slow.
+SLOW: dict[str, str] = {
+    "cpsolve enumerate big.yaml --workers 16": "Bedlam enumerated, stopped, then resumed to the end (about 8 s)",
+    "cpsolve explain benchmarks/puzzles/explain-mutilated-chessboard.yaml": "a minimal core found and drawn",
+    "cpsolve design pieces --box 3x3x3 --pool tricubes,tetracubes --copies 2": "every candidate piece set solved",
+    "cpsolve import SolidSixPieceBurrs.xmpuzzle --check -o solid.yaml": "SolidSixPieceBurrs enumerated twice",
+    "cpsolve backends": "every backend's comparison and a DIMACS round trip through cadical",
+    "cpsolve draw soma -o soma.png": "eight pictures, a page and STL files",
+    "cpsolve enumerate MODEL --cluster tcp://HOST:8786": "a local Dask cluster started",
 }
 
 # Exit statuses the text gives for a command (the default is 0).
@@ -168,12 +185,12 @@ EXPECT: dict[str, list[str]] = {
     "cpsolve design pieces --box 3x3x3 --pool tricubes,tetracubes --copies 2": ["unique: 1"],
     "cpsolve disassemble six-piece-burr": ["comes apart, level 1 (5 moves in all", "A D F +x out"],
     "cpsolve enumerate cutler-burr-305 --disassemble": [
-        "assemblies (in all / up to rotation / and reflection): 12 / 1 / 1",
-        "solutions, i.e. assemblies that come apart:             12 / 1 / 1", "highest level: 1\n"],
+        "solutions (in all / up to rotation / and reflection): 12 / 1 / 1",
+        "of which come apart (BurrTools' solutions):           12 / 1 / 1", "highest level: 1\n"],
     "cpsolve disassemble PelikanBurr.xmpuzzle": [
         "comes apart, level 98.2.4 (107 moves in all", "BurrTools stored level 98.2.4.2 "],
     "cpsolve enumerate PelikanBurr.xmpuzzle --disassemble": [
-        "288 / 12 / 12", "come apart:             24 / 1 / 1", "highest level: 98.2.4\n"],
+        "288 / 12 / 12", "(BurrTools' solutions):           24 / 1 / 1", "highest level: 98.2.4\n"],
     "cpsolve enumerate SolidSixPieceBurrs.xmpuzzle --disassemble": [
         "12597 / 1063 / 588", "3714 / 314 / 179", "1     148", "1.2      31"],
     "cpsolve enumerate SolidSixPieceBurrs.xmpuzzle --disassemble --min-level 1.2": [
@@ -183,7 +200,7 @@ EXPECT: dict[str, list[str]] = {
     "cpsolve import SolidSixPieceBurrs.xmpuzzle --check -o solid.yaml": [
         "stored 1063 assemblies, 314 solutions", "314 stored assemblies checked"],
     "cpsolve enumerate SolidSixPieceBurrs.xmpuzzle": ["compare 588 (burrTxt) or 1063 (kept mirrors)"],
-    "cpsolve enumerate ../shared/burrtools-examples/SolidSixPieceBurrs.xmpuzzle -b dlx -w 1 --no-save -q": [
+    "cpsolve enumerate SolidSixPieceBurrs.xmpuzzle -b dlx -w 1 --no-save -q": [
         "12597 solutions in all, 1063 up to rotation, 588 up to rotation and reflection"],
     "cpsolve compare soma --backends cpsat,sat,dlx": ["11520", "480", "240"],
     "cpsolve explain benchmarks/puzzles/explain-mutilated-chessboard.yaml": [
@@ -193,6 +210,12 @@ EXPECT: dict[str, list[str]] = {
         "each D (31 copies): 1, wherever it lies",
         "Together the pieces cover 31, never 30: no assembly."],
     "cpsolve explain cutler-burr-305 --json": ['"case": "unique"'],
+    # the README's tour
+    "cpsolve show soma.solutions.jsonl --index 7": [
+        "soma, solution 7 (id 05f006b82ad6af5a; its class: 48 solutions in all)\nz=0  z=1  z=2\nVZZ  VAA  TTT\n"
+        "ZZL  VBA  PTA\nLLL  PBB  PPB\n"],
+    "cpsolve draw soma.solutions.jsonl --index 7 -o s7.png": ["wrote s7.png (277x275)"],
+    "cpsolve view soma.solutions.jsonl": ["wrote soma.html: 240 solutions"],
     "cpsolve enumerate screws-3x3x3": ["48 solutions in all, 2 up to rotation, 1 up to rotation and reflection"],
     "cpsolve enumerate snake-3x3x3-unique": ["24 solutions in all, 1 up to rotation, 1 up to rotation and reflection"],
     "cpsolve enumerate bedlam --out bedlam.jsonl -q && cpsolve view bedlam.jsonl -o bedlam.html": [
@@ -418,7 +441,7 @@ def test_every_table_key_is_a_command_of_the_documents() -> None:
     """A command removed from the documents leaves no stale entry behind."""
     keys = {c.key for c in COMMANDS}
     for table, name in ((SHORTENED, "SHORTENED"), (EXCEPTIONS, "EXCEPTIONS"), (EXPECT, "EXPECT"),
-                        (STATUS, "STATUS"), (SETUP, "SETUP"), (INSTANCES, "INSTANCES")):
+                        (STATUS, "STATUS"), (SETUP, "SETUP"), (INSTANCES, "INSTANCES"), (SLOW, "SLOW")):
         stale = sorted(set(table) - keys)
         assert not stale, f"{name} names commands no document holds: {stale}"
 
@@ -498,7 +521,9 @@ def run_shell(line: str, cwd: Path, env: dict[str, str]) -> subprocess.Completed
                           timeout=300, check=False)
 
 
-@pytest.mark.parametrize("where, commands", units(), ids=[w for w, _ in units()])
+@pytest.mark.parametrize("where, commands", [
+    pytest.param(where, commands, id=where, marks=[pytest.mark.slow] if any(c.key in SLOW for c in commands) else [])
+    for where, commands in units()])
 def test_readme_command_runs(where: str, commands: list[Command], tmp_path: Path) -> None:
     run_in_order(commands, tmp_path)
 

@@ -104,7 +104,8 @@ def test_a_solutions_file_named_anything_is_read_as_solutions(solutions_txt, tmp
     lines = [json.loads(line) for line in solutions_txt.read_text().splitlines()]
     assert cpsolve.source(solutions_txt).kind == "solutions" and len(lines) == 3
     proc = run_cli("show", str(solutions_txt), "--index", "2")
-    assert proc.returncode == 0 and proc.stdout.startswith(f"soma, solution 2 (id {lines[2]['id']}, assemblies: 48)")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith(f"soma, solution 2 (id {lines[2]['id']}; its class: 48 solutions in all)")
     proc = run_cli("draw", str(solutions_txt), "--sheet", "3", "-o", str(tmp_path / "s.svg"))
     assert proc.returncode == 0 and ">#2</text>" in (tmp_path / "s.svg").read_text()
     proc = run_cli("view", str(solutions_txt), "-o", str(tmp_path / "s.html"))

@@ -191,6 +191,18 @@ class Source:
         except CpsolveError:
             return None
 
+    def output_name(self, suffix: str) -> Path:
+        """The file a command writes when it is given no `-o`: `NAME.SUFFIX` in the current folder, NAME the
+        puzzle's name made a safe file name as `enumerate` makes its solutions file's (a name comes from a
+        file: `name: ../x` must not write elsewhere), else the given file's own stem.
+
+        >>> cpsolve.source("soma").output_name(".png")
+        PosixPath('soma.png')
+        """
+        from ..puzzle.names import safe_stem
+
+        return Path(f"{safe_stem(self.named or Path(self.given).stem)}{suffix}")
+
     def require_puzzle(self, command: str | None = None) -> Puzzle:
         """The puzzle; for a solutions file, one line saying that `command` (or this) takes a puzzle."""
         if self.kind == "solutions":

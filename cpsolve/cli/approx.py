@@ -27,6 +27,7 @@ from .common import (
     counted,
     default_workers,
     puzzle_of,
+    three_counts,
 )
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def count(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     problem: ProblemOpt = None,
 ) -> None:
-    """Count the assemblies: exactly (the three counts, by enumeration), or with --approx without
+    """Count the solutions: exactly (the three counts, by enumeration), or with --approx without
     enumerating, for puzzles far beyond it.
 
     --approx: ApproxMC counts the sat backend's CNF projected on the placement variables (one solution,
@@ -71,8 +72,7 @@ def count(
         if as_json:
             typer.echo(json.dumps({"puzzle": puzzle.name, **counts._asdict()}))
         else:
-            typer.echo(f"{api.printable(puzzle.name)}: {counts.total} assemblies, {counts.unique_rotation} up to "
-                       f"rotation, {counts.unique_symmetry} up to rotation and reflection")
+            typer.echo(f"{api.printable(puzzle.name)}: {three_counts(*counts)}")
         return
     limits.check_timeout(walk_seconds, "walk_seconds")
 
@@ -109,7 +109,7 @@ def summary(found: ApproxCounts) -> str:
         guarantee = ("exact (ApproxMC needed no random cut)" if found.exact else
                      f"in [{low:,.0f}, {high:,.0f}] with probability >= {1 - found.delta:g} "
                      f"(epsilon {found.epsilon:g}, delta {found.delta:g}, seed {found.seed})")
-        lines.append(f"  ApproxMC: {found.total:,} assemblies, {guarantee}; {found.seconds:.1f} s")
+        lines.append(f"  ApproxMC: {found.total:,} solutions in all, {guarantee}; {found.seconds:.1f} s")
     if found.knuth is not None and found.knuth_seconds is not None:
         lines.append(f"  Knuth:    {found.knuth:,.0f} ± {found.knuth_stderr or 0:,.0f} (one standard error, "
                      f"{found.knuth_walks:,} walks, seed {found.seed}); {found.knuth_seconds:.1f} s")
@@ -124,15 +124,15 @@ def summary(found: ApproxCounts) -> str:
 @app.command()
 def sample(
     model: ModelArg,
-    n: Annotated[int, typer.Option("-n", min=1, max=1_000_000, help="How many random assemblies.")] = 10,
+    n: Annotated[int, typer.Option("-n", min=1, max=1_000_000, help="How many random solutions.")] = 10,
     seed: SeedOpt = 1,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the solutions file here (default: "
-                                             "stdout).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", show_default="stdout",
+                                             help="Write the solutions file here.")] = None,
     timeout: TimeoutOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary on stderr.")] = False,
     problem: ProblemOpt = None,
 ) -> None:
-    """Draw N near-uniform random assemblies (UniGen), written as a solutions file (one JSON line each,
+    """Draw N near-uniform random solutions (UniGen), written as a solutions file (one JSON line each,
     the format of `enumerate --out`) that show, draw, view and disassemble read.
 
     Each line is the assembly as drawn; its `class` numbers its class up to rotation and reflection
@@ -162,6 +162,6 @@ def sample(
     if not quiet:
         classes = len({s.index for s in drawn})
         where = f" to {out}" if out is not None else ""
-        print(f"cpsolve: {counted(len(drawn), 'random assembly', 'random assemblies')} of "
+        print(f"cpsolve: {counted(len(drawn), 'random solution')} of "
               f"{api.printable(puzzle.name)}{where}, {counted(classes, 'distinct class', 'distinct classes')} up to "
               "rotation and reflection", file=sys.stderr)

@@ -26,6 +26,7 @@ STARTED = time.time()
 import typer  # noqa: E402 - after STARTED, so that the deadline counts the imports too
 from typer import Abort  # noqa: E402
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, NoSuchOption  # noqa: E402
+from typer.core import TyperGroup  # noqa: E402
 
 from .. import limits  # noqa: E402
 from ..errors import CpsolveError, CpsolveNotice  # noqa: E402
@@ -36,7 +37,33 @@ install()  # option values without pydantic (cli/coerce.py)
 if TYPE_CHECKING:
     from ..api import Puzzle, Solution
 
+LIMITS_PANEL = "Limits (give them before the command)"
+"""The help panel of the --max-* options: `cpsolve --help` lists them after the commands, which a reader
+looks for first (nine limits, thirty lines, used rarely)."""
+
+
+class _Group(TyperGroup):
+    """cpsolve's command group: in plain help (no rich markup, see `app`), the options of LIMITS_PANEL go
+    in their own section after the commands. Typer honours `rich_help_panel` only when it draws the
+    help with rich, which would also read "[cluster]" in `pip install 'cpsolve[cluster]'` as markup."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        records: dict[bool, list[tuple[str, str]]] = {False: [], True: []}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                records[getattr(param, "rich_help_panel", None) == LIMITS_PANEL].append(record)
+        if records[False]:
+            with formatter.section("Options"):
+                formatter.write_dl(records[False])
+        self.format_commands(ctx, formatter)
+        if records[True]:
+            with formatter.section(LIMITS_PANEL):
+                formatter.write_dl(records[True])
+
+
 app = typer.Typer(
+    cls=_Group,
     help="Solve, count, take apart, draw and design polycube packing, burr and snake-cube puzzles; compare solver "
     "backends on the same model.",
     no_args_is_help=True,
@@ -63,8 +90,11 @@ def name_values(command: Any) -> Any:
 
     Typer also writes an argument as `{model}` in the usage line and `model <str>` in its list, which no
     setting changes: each argument's two display methods are replaced on the instance (`MODEL`, and
-    `[MODEL]...` for an optional list)."""
+    `[MODEL]...` for an optional list). A default described in words (`show_default="all cores"`) is
+    shown as written, where typer would put it in parentheses ("default: (all cores)")."""
     for param in command.params:
+        if isinstance(getattr(param, "show_default", None), str):  # typer writes "default: (all cores)"
+            param._get_default_string = lambda shown=param.show_default, **_: shown
         if param.metavar is None and not getattr(param, "is_flag", False):
             param.metavar = VALUE_NAMES.get(param.name, "N")
         if param.param_type_name == "argument":
@@ -285,31 +315,30 @@ def _version(asked: bool) -> None:
         raise typer.Exit()
 
 
+def _limit(name: str, help: str) -> Any:
+    """A --max-* option: its environment variable, its default from `limits.Limits`, in LIMITS_PANEL."""
+    return typer.Option(min=1, envvar=f"CPSOLVE_{name.upper()}", show_default=str(getattr(limits.Limits, name)),
+                        rich_help_panel=LIMITS_PANEL, help=help)
+
+
 @app.callback()
 def _limits(
     version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version,
                                           help="Print cpsolve's version and exit.")] = False,
-    max_cells: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_CELLS", show_default=str(
-        limits.Limits.max_cells), help="Largest container (cells; a chain's cubes).")] = None,
-    max_placements: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_PLACEMENTS", show_default=str(
-        limits.Limits.max_placements), help="Most placements, estimated before they are generated.")] = None,
-    max_file_bytes: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_FILE_BYTES", show_default=str(
-        limits.Limits.max_file_bytes), help="Largest puzzle file.")] = None,
-    max_yaml_nodes: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_YAML_NODES", show_default=str(
-        limits.Limits.max_yaml_nodes), help="Largest YAML document, aliases expanded (nodes + characters).")] = None,
-    max_yaml_depth: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_YAML_DEPTH", show_default=str(
-        limits.Limits.max_yaml_depth), help="Deepest YAML nesting.")] = None,
-    max_drawing: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_DRAWING", show_default=str(
-        limits.Limits.max_drawing), help="Largest bounding box (cells) drawn, shown, put on a page or written "
-                                         "as voxels.")] = None,
-    max_pixels: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_PIXELS", show_default=str(
-        limits.Limits.max_pixels), help="Largest PNG picture, in pixels.")] = None,
-    max_literals: Annotated[int | None, typer.Option(min=1, envvar="CPSOLVE_MAX_LITERALS", show_default=str(
-        limits.Limits.max_literals), help="Largest SAT model (literals of its clauses), estimated before it is "
-                                          "built.")] = None,
-    max_disassembly_pieces: Annotated[int | None, typer.Option(
-        min=1, envvar="CPSOLVE_MAX_DISASSEMBLY_PIECES", show_default=str(limits.Limits.max_disassembly_pieces),
-        help="Most pieces of an assembly taken apart.")] = None,
+    max_cells: Annotated[int | None, _limit("max_cells", "Largest container (cells; a chain's cubes).")] = None,
+    max_placements: Annotated[int | None, _limit(
+        "max_placements", "Most placements, estimated before they are generated.")] = None,
+    max_file_bytes: Annotated[int | None, _limit("max_file_bytes", "Largest puzzle file.")] = None,
+    max_yaml_nodes: Annotated[int | None, _limit(
+        "max_yaml_nodes", "Largest YAML document, aliases expanded (nodes + characters).")] = None,
+    max_yaml_depth: Annotated[int | None, _limit("max_yaml_depth", "Deepest YAML nesting.")] = None,
+    max_drawing: Annotated[int | None, _limit(
+        "max_drawing", "Largest bounding box (cells) drawn, shown, put on a page or written as voxels.")] = None,
+    max_pixels: Annotated[int | None, _limit("max_pixels", "Largest PNG picture, in pixels.")] = None,
+    max_literals: Annotated[int | None, _limit(
+        "max_literals", "Largest SAT model (literals of its clauses), estimated before it is built.")] = None,
+    max_disassembly_pieces: Annotated[int | None, _limit(
+        "max_disassembly_pieces", "Most pieces of an assembly taken apart.")] = None,
 ) -> None:
     """Solve, count and compare solvers on polycube packing and snake-cube puzzles.
 
@@ -364,6 +393,19 @@ def _remaining(timeout: float | None) -> float | None:
     return None if timeout is None else max(timeout - (time.time() - STARTED), 1e-3)
 
 
+OldOutputOpt = Annotated[Path | None, typer.Option("--output", hidden=True, help="The former spelling of --out.")]
+"""`--output`, which draw, view, import and export took before every command named its output `-o/--out`:
+still accepted, not shown."""
+
+
+def out_given(out: Path | None, output: Path | None) -> Path | None:
+    """The file `-o/--out` names, or its former spelling `--output`; both at once must agree."""
+    if out is not None and output is not None and out != output:
+        raise CpsolveError("--out and --output are one option (--output is its former spelling): give it once",
+                           field="--out")
+    return out if out is not None else output
+
+
 IdOpt = Annotated[str | None, typer.Option(
     "--id", help="The solution whose id starts with this (4 to 16 hex digits, as a solutions file's `id`); "
                  "instead of --index.")]
@@ -382,6 +424,12 @@ def puzzle_of(text: str, problem: int | None, command: str) -> Puzzle:
     from .. import api
 
     return api.source(text, problem).require_puzzle(command)
+
+
+def three_counts(total: object, rotation: object, reflection: object) -> str:
+    """The three counts in the words every command uses for them (`enumerate`'s summary, `count`,
+    `journal`): "N solutions in all, N up to rotation, N up to rotation and reflection"."""
+    return f"{total} solutions in all, {rotation} up to rotation, {reflection} up to rotation and reflection"
 
 
 def counted(n: int, noun: str, nouns: str | None = None) -> str:

@@ -46,7 +46,7 @@ class _DesignProgress:
 def design_snake(
     box: Annotated[str, typer.Option(help="The box, AxBxC (at most 64 cells).")] = "3x3x3",
     out: Annotated[Path | None, typer.Option(
-        show_default="snake-AxBxC.census.jsonl",
+        "--out", "-o", show_default="snake-AxBxC.census.jsonl",
         help="JSON lines: one per chain (the census) or per unique find (--sample).")] = None,
     puzzles: Annotated[Path | None, typer.Option(
         help="Write the chains with exactly one folding here as puzzle files.")] = None,
@@ -97,7 +97,7 @@ def design_pieces(
     copies: Annotated[int, typer.Option(min=1, help="At most this many copies of a pool piece per set.")] = 1,
     backend: BackendOpt = "auto",
     out: Annotated[Path | None, typer.Option(
-        show_default="pieces.design.jsonl", help="JSON lines, one per candidate.")] = None,
+        "--out", "-o", show_default="pieces.design.jsonl", help="JSON lines, one per candidate.")] = None,
     puzzles: Annotated[Path | None, typer.Option(help="Write the unique designs here as puzzle files.")] = None,
     max_files: Annotated[int, typer.Option(min=0, help="At most this many puzzle files.")] = 20,
     timeout: Annotated[float | None, typer.Option(help="Per candidate, in seconds.",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import ModelArg, ProblemOpt, app, counted, puzzle_of
+from .common import ModelArg, OldOutputOpt, ProblemOpt, app, counted, out_given, puzzle_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -22,14 +22,16 @@ if TYPE_CHECKING:
 def import_cmd(
     file: Annotated[str, typer.Argument(help="A BurrTools .xmpuzzle file (gzip or plain XML).")],
     problem: ProblemOpt = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="The YAML file to write (default: stdout).")]
+    out: Annotated[Path | None, typer.Option("--out", "-o", show_default="stdout", help="The YAML file to write.")]
     = None,
     check: Annotated[bool, typer.Option("--check", help="Check every assembly stored in the file.")] = False,
+    output: OldOutputOpt = None,
 ) -> None:
     """Convert a problem of a BurrTools file to a cpsolve puzzle file (cube grid only); with --check,
     verify that each stored assembly covers the result exactly."""
     from .. import api
 
+    output = out_given(out, output)
     src = api.source(file, problem)
     if src.kind != "xmpuzzle":
         raise CpsolveError(f"is {src.what}; import takes a BurrTools file (.xmpuzzle)", where=file)
@@ -57,7 +59,7 @@ def import_cmd(
 @app.command("export")
 def export_cmd(
     model: ModelArg,
-    output: Annotated[Path, typer.Option("--output", "-o", help="The file to write.")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="The file to write (required).")] = None,
     fmt: Annotated[
         str, typer.Option("--format", help="dimacs (CNF, any SAT solver), xcc (Knuth's DLX), xmpuzzle (BurrTools) "
                           "or stl (pieces to print).")
@@ -71,17 +73,21 @@ def export_cmd(
     unit: Annotated[float, typer.Option("--unit", min=0.1, help="stl: cube size in millimetres.")] = 10.0,
     clearance: Annotated[float, typer.Option(min=0.0, help="stl: gap between printed pieces, in millimetres.")] = 0.0,
     problem: ProblemOpt = None,
+    output: OldOutputOpt = None,
 ) -> None:
     """Write the puzzle for an external solver: DIMACS CNF (decode the answer with `cpsolve decode`) or XCC;
     or its pieces as STL solids for a 3-D printer (-o names a folder, or a .zip: one file per piece, NAME-xK.stl
     for a piece to print K times)."""
     from .. import api
 
+    output = out_given(out, output)
+    if output is None:
+        raise CpsolveError("required: the file to write (-o FILE)", field="--out")
     if with_solutions is not None and fmt != "xmpuzzle":
         raise CpsolveError("only the xmpuzzle format stores solutions", field="--with-solutions")
     if fmt == "stl" and output.suffix.lower() not in ("", ".zip"):
         raise CpsolveError(f"{output}: the STL export is one file per piece: name a folder (no suffix) or a .zip",
-                           field="--output")
+                           field="--out")
     puzzle = puzzle_of(model, problem, "export")
     held = 0
 

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from .common import ModelArg, ProblemOpt, app, counted, puzzle_of
+from .common import ModelArg, ProblemOpt, app, counted, puzzle_of, three_counts
 
 
 @app.command()
@@ -57,8 +57,7 @@ def journal_cmd(
     state = "complete" if s.complete else "unfinished"
     typer.echo(f"{printable(s.puzzle)}: {state} run; {s.parts_done} of {counted(s.parts, 'subproblem')} done{share}")
     if s.complete:  # the run's own summary line
-        typer.echo(f"{s.total} solutions in all, {s.rotation_classes} up to rotation, {s.classes} up to rotation and "
-                   "reflection")
+        typer.echo(three_counts(s.total, s.rotation_classes, s.classes))
     else:  # the same three numbers, each as far as the journal knows it
         typer.echo(f"so far {s.classes} up to rotation and reflection, {s.rotation_classes} up to rotation (the lines "
                    f"of the solutions file); {s.total} solutions in all in the finished subproblems (the others are "

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import IdOpt, ProblemOpt, _which, app, counted
+from .common import IdOpt, OldOutputOpt, ProblemOpt, _which, app, counted, out_given
 
 if TYPE_CHECKING:
     from ..api import Solution
@@ -34,7 +34,9 @@ def _heading(solution: Solution, index: int | None, id: str | None) -> str:
 @app.command("draw")
 def draw_cmd(
     source: SourceArg,
-    output: Annotated[Path, typer.Option("--output", "-o", help="FILE.png or FILE.svg.")],
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", show_default="NAME.png in the current folder, NAME the puzzle's",
+        help="FILE.png or FILE.svg.")] = None,
     index: IndexOpt = None,
     id: IdOpt = None,
     view: ViewOpt = "front-right",
@@ -47,18 +49,21 @@ def draw_cmd(
                                              help="The picture's longer side; all of it, text included, is "
                                                   "scaled to it.")] = None,
     problem: ProblemOpt = None,
+    output: OldOutputOpt = None,
 ) -> None:
     """Draw a solution as shaded cubes (PNG or SVG): colours, piece outlines, a legend."""
     from .. import api
 
-    fmt = output.suffix.lower().lstrip(".")
+    given = out_given(out, output)
+    fmt = "png" if given is None else given.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
-        raise CpsolveError("the picture's file name must end in .png or .svg", field="--output")
+        raise CpsolveError("the picture's file name must end in .png or .svg", field="--out")
     if sheet and pieces:
         raise CpsolveError("a contact sheet of solutions, or the pieces: not both (--pieces)", field="--sheet")
     if sheet and id is not None:
         raise CpsolveError("a contact sheet starts at an --index, not at an --id", field="--sheet")
     src = api.source(source, problem)
+    target = given or src.output_name(".png")
     what: api.Solution | api.Puzzle | list[api.Solution]
     heading: bool | str
     if pieces:
@@ -76,10 +81,10 @@ def draw_cmd(
     data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False,  # type: ignore[arg-type]
                     size=size)
     try:
-        output.write_bytes(data)
+        target.write_bytes(data)
     except OSError as exc:
-        raise CpsolveError(f"cannot write the picture: {exc.strerror}", where=str(output)) from None
-    typer.echo(f"wrote {output} ({_picture_size(data)})", err=True)
+        raise CpsolveError(f"cannot write the picture: {exc.strerror}", where=str(target)) from None
+    typer.echo(f"wrote {target} ({_picture_size(data)})", err=True)
 
 
 def _picture_size(data: bytes) -> str:
@@ -95,17 +100,22 @@ def _picture_size(data: bytes) -> str:
 @app.command("view")
 def view_cmd(
     source: SourceArg,
-    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")],
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", show_default="NAME.html in the current folder, NAME the puzzle's",
+        help="The HTML file to write.")] = None,
     limit: Annotated[int | None, typer.Option(
         min=0, show_default="all of a file; a puzzle with none stored: the first solution found",
         help="At most this many solutions (0 = all; of a puzzle, its first N classes).")] = None,
     id: Annotated[str | None, typer.Option("--id", help="Only the solution whose id starts with this.")] = None,
     problem: ProblemOpt = None,
+    output: OldOutputOpt = None,
 ) -> None:
     """Write one self-contained HTML page to turn a solution around in 3-D and watch it assembled."""
     from .. import api
 
+    given = out_given(out, output)
     src = api.source(source, problem)
+    target = given or src.output_name(".html")
     held = src.kind == "solutions" or (src.kind == "xmpuzzle" and bool(src.stored(1)))
     if id is not None:
         chosen = [src.solution(id=id)]
@@ -113,11 +123,11 @@ def view_cmd(
         chosen = src.solutions(limit or 0) if held or limit else [src.solution()]
     html = api.page(chosen, title=chosen[0].name)
     try:
-        output.write_text(html, encoding="utf-8")
+        target.write_text(html, encoding="utf-8")
     except OSError as exc:
-        raise CpsolveError(f"cannot write the page: {exc.strerror}", where=str(output)) from None
+        raise CpsolveError(f"cannot write the page: {exc.strerror}", where=str(target)) from None
     n = len(chosen)
-    typer.echo(f"wrote {output}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB", err=True)
+    typer.echo(f"wrote {target}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB", err=True)
 
 
 @app.command("disassemble")

@@ -33,6 +33,7 @@ from .common import (
     app,
     default_workers,
     puzzle_of,
+    three_counts,
 )
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def enumerate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object with the counts on stdout.")] = False,
     out: Annotated[
         Path | None,
-        typer.Option(show_default="NAME.solutions.jsonl, NAME from the puzzle file",
+        typer.Option("--out", "-o", show_default="NAME.solutions.jsonl in the current folder, NAME the puzzle's",
                      help="JSON-lines file for the canonical solutions."),
     ] = None,
     save: Annotated[bool, typer.Option(help="Write the canonical solutions to a file.")] = True,
@@ -87,7 +88,7 @@ def enumerate_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     disassemble: Annotated[bool, typer.Option(
         "--disassemble",
-        help="Take each solution apart: assemblies vs solutions, levels (see `cpsolve disassemble`).")] = False,
+        help="Take each solution apart: those that come apart, levels (see `cpsolve disassemble`).")] = False,
     min_level: Annotated[str | None, typer.Option(
         help="With --disassemble: write only solutions at this level or above (5, 1.2, ...).")] = None,
     journal: Annotated[Path | None, typer.Option(
@@ -142,10 +143,7 @@ def _print_summary(result: Result, sort: bool = False) -> None:
 
     c = result.counts
     head = "" if result.complete else f"{result.status.upper()} (counts so far, incomplete): "
-    typer.echo(
-        f"{printable(result.puzzle)}: {head}{c.total} solutions in all, {c.unique_rotation} up to rotation, "
-        f"{c.unique_symmetry} up to rotation and reflection"
-    )
+    typer.echo(f"{printable(result.puzzle)}: {head}{three_counts(c.total, c.unique_rotation, c.unique_symmetry)}")
     why = f" (chosen by auto: {result.backend_reason})" if result.backend_reason else ""
     typer.echo(f"backend {result.backend}{why}; {result.symmetry_breaking}; {result.seconds:.2f} s")
     if result.solutions_file is not None:
@@ -166,13 +164,14 @@ def _counts(counts: object) -> str:
 
 
 def _print_levels(tally: object, min_level: str | None) -> None:
-    """`enumerate --disassemble`'s summary: assemblies against solutions, the levels' histogram, the highest."""
+    """`enumerate --disassemble`'s summary: the solutions, those that come apart (what BurrTools calls solutions,
+    its assemblies being cpsolve's solutions), the levels' histogram, the highest."""
     assert isinstance(tally, dict)
-    typer.echo(f"assemblies (in all / up to rotation / and reflection): {_counts(tally['assemblies'])}")
-    typer.echo(f"solutions, i.e. assemblies that come apart:             {_counts(tally['solutions'])}")
+    typer.echo(f"solutions (in all / up to rotation / and reflection): {_counts(tally['assemblies'])}")
+    typer.echo(f"of which come apart (BurrTools' solutions):           {_counts(tally['solutions'])}")
     levels: dict[str, int] = tally["levels"]
     if levels:
-        typer.echo("levels (solutions up to rotation and reflection):")
+        typer.echo("levels (of those that come apart, up to rotation and reflection):")
         top = max(levels.values())
         for level, n in levels.items():  # one # per class, or the longest bar BAR wide and the others to scale
             bar = n if top <= BAR else max(1, round(n * BAR / top))
@@ -229,9 +228,9 @@ def show(
     except CpsolveError as exc:
         raise exc.located(f"{file}:{(index or 0) + 1}" if src.kind == "solutions" and id is None else file) from None
     which = _which(solution, index, id)
-    assemblies = "?" if solution.assemblies is None else solution.assemblies
-    named = "" if solution.id is None else f"id {solution.id}, "
-    typer.echo(api.printable(f"{solution.name}, {which} ({named}assemblies: {assemblies})"))
+    size = "?" if solution.assemblies is None else solution.assemblies
+    named = "" if solution.id is None else f"id {solution.id}; "
+    typer.echo(api.printable(f"{solution.name}, {which} ({named}its class: {size} solutions in all)"))
     typer.echo(picture)
 
 
@@ -254,7 +253,8 @@ def compare(
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, max=limits.MAX_WORKERS,
                                          help="Processes per backend.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
-    out: Annotated[Path | None, typer.Option(help="Append the rows, one JSON object per line.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Append the rows, one JSON object per line.")]
+    = None,
     problem: ProblemOpt = None,
 ) -> None:
     """Run one model on several backends; the counts must agree (exit 1 names the one that does not).

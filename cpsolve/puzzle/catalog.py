@@ -57,9 +57,19 @@ def resolve(model: str) -> Path:
         if not path.is_file():
             raise CpsolveError("no such puzzle file", where=model)
         return path
-    raise CpsolveError(
-        f"unknown model {model!r}: not a file, and not a built-in model ({', '.join(builtin_names())})"
-    )
+    raise CpsolveError(f"unknown model {model!r}: {_suggestion(model)}")
+
+
+def _suggestion(model: str) -> str:
+    """What to say of a name that is neither a file nor a built-in model: the built-in names it is close
+    to (a typo: `bedlm`), else all of them."""
+    import difflib
+
+    names = builtin_names()
+    close = difflib.get_close_matches(model, names, n=3, cutoff=0.6)
+    if close:
+        return f"did you mean {' or '.join(close)}? (not a file, and not a built-in model: `cpsolve list` shows them)"
+    return f"not a file, and not a built-in model ({', '.join(names)})"
 
 
 BURRTOOLS_SUFFIX = ".xmpuzzle"

@@ -88,7 +88,7 @@ class ChangeReport:
             what = "with a hole in any place" if self.kind == "hole" else "as it stands"
             return f"{self.puzzle}: no assembly {what}: nothing to make unique"
         if not self.changes:
-            return (f"{self.puzzle}: {self.assemblies} assemblies counted; no change of this kind ({self.kind}), "
+            return (f"{self.puzzle}: {self.assemblies} solutions in all; no change of this kind ({self.kind}), "
                     f"of size 1 or 2, leaves exactly one")
         one = {"fix": ("fixing 1 piece suffices", "placements occur in"),
                "mark": ("1 colour mark suffices", "marks leave"), "hole": ("1 hole suffices", "cells leave")}
@@ -96,7 +96,7 @@ class ChangeReport:
                "mark": ("2 colour marks suffice", "pairs of marks leave"),
                "hole": ("2 holes suffice", "pairs of cells leave")}
         what, which = (one if self.size == 1 else two)[self.kind]
-        return (f"{self.puzzle}: {self.assemblies} assemblies counted; {what}: {self.candidates} {which} exactly one "
+        return (f"{self.puzzle}: {self.assemblies} solutions in all; {what}: {self.candidates} {which} exactly one "
                 f"assembly ({seconds:.2f} s)")
 
 
