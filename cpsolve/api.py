@@ -66,7 +66,7 @@ __all__ = [
     "design_snakes", "design_unique", "disassemble", "draw", "enumerate", "estimate", "explain", "export",
     "import_xmpuzzle", "load", "models", "page", "printable", "puzzle_from_dict", "puzzle_from_xmpuzzle",
     "puzzle_from_yaml", "read_journal", "read_solutions", "report", "run", "sample", "schema", "solve",
-    "source", "stored_solutions",
+    "source", "stored_solutions", "view_data", "assembly_stl", "puzzle_yaml", "shapes",
 ]
 
 PathLike = str | os.PathLike[str]
@@ -220,6 +220,14 @@ class Source:
         from .puzzle.catalog import read
 
         return read(self.given)
+
+    @property
+    def problems(self) -> list[str]:
+        """A BurrTools file's problems by their names in the file ("problem N" for one without), in order;
+        [] for the other kinds (the workbench lists them to choose from)."""
+        if self.kind != "xmpuzzle":
+            return []
+        return [p.name or f"problem {k}" for k, p in builtins.enumerate(self._burrtools.problems)]
 
     @cached_property
     def _burrtools(self) -> BurrFile:
@@ -1601,6 +1609,110 @@ def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) 
         _check_drawable(shown)
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
     return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)
+
+
+def view_data(solutions: Solution | Sequence[Solution], *, title: str | None = None,
+              disassembly: bool = False) -> dict[str, object]:
+    """What the 3-D page shows (`page`), as JSON-ready data: the workbench (`cpsolve app`) hands it to the
+    page's own viewer script rather than building a page per solution. With `disassembly`, every
+    solution that comes apart is played with the moves of the disassembly analysis (`disassemble`)
+    rather than piece by piece (the page does that for the first interlocking ones only).
+
+    >>> data = cpsolve.view_data(cpsolve.solve(cpsolve.load("soma")))
+    >>> len(data["cells"]), len(data["pieces"])
+    (27, 7)
+    """
+    from .output.page import interlocked_steps, page_data
+
+    chosen = [solutions] if isinstance(solutions, Solution) else list(solutions)
+    if not chosen:
+        raise CpsolveError("no solutions to show")
+    for shown in chosen:
+        _check_drawable(shown)
+    records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
+    puzzle = chosen[0].puzzle
+    steps = {}
+    if disassembly and (puzzle is None or puzzle.kind != "chain"):
+        for i, s in builtins.enumerate(chosen):
+            found = interlocked_steps(s.pieces)
+            if found:
+                steps[i] = found
+    return page_data(records, puzzle, title=chosen[0].name if title is None else title, steps=steps)
+
+
+def assembly_stl(solution: Solution, *, unit: float = 10.0, clearance: float = 0.0) -> bytes:
+    """The assembled solution as one binary STL (every piece where the solution puts it, each shrunk by
+    `clearance` so that they print apart): `export(puzzle, "stl")` gives the pieces one by one.
+
+    >>> stl = cpsolve.assembly_stl(cpsolve.solve(cpsolve.load("soma")))
+    >>> int.from_bytes(stl[80:84], "little")  # triangles: 2 per outer face, 14 faces for V, 18 for the others
+    244
+    """
+    from .output.stl import binary_stl, triangles
+
+    if not (math.isfinite(unit) and unit > 0):
+        raise CpsolveError(f"the cube size must be a finite number of mm > 0, not {unit:g}", field="unit")
+    if not (math.isfinite(clearance) and 0 <= clearance * 2 < unit):
+        raise CpsolveError(f"clearance {clearance:g} mm does not fit a {unit:g} mm cube", field="clearance")
+    _check_drawable(solution)
+    tris = [t for cells in solution.pieces.values() for t in triangles(cells, unit, clearance)]
+    return binary_stl(f"{solution.name} assembled", tris)
+
+
+def puzzle_yaml(data: Mapping[str, object]) -> str:
+    """A puzzle file's data (the schema's keys, as `yaml.safe_load` gives them) as the YAML text cpsolve
+    writes (`cpsolve import`): drawings one layer per line, cell lists and pieces on one line. Nothing
+    is checked here: `puzzle_from_yaml` of the text checks it as any file.
+
+    >>> print(cpsolve.puzzle_yaml({"name": "bar", "container": {"box": [3, 1, 1]},
+    ...                            "pieces": {"I": {"layers": [["###"]]}}}), end="")
+    name: bar
+    container:
+      box: [3, 1, 1]
+    pieces:
+      I:
+        layers:
+        - ["###"]
+    """
+    from .puzzle.writer import Line, drawing, puzzle_text
+
+    def shaped(value: object, key: str = "") -> object:
+        if isinstance(value, Mapping):
+            return {k: shaped(v, str(k)) for k, v in value.items()}
+        if key == "layers" and isinstance(value, list) and all(isinstance(layer, list) for layer in value):
+            return drawing(value)
+        if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
+            return Line(value)
+        if isinstance(value, list):
+            return [shaped(v) for v in value]
+        return value
+
+    return puzzle_text(dict(shaped(dict(data))))  # type: ignore[arg-type]
+
+
+def shapes(library: str) -> dict[str, tuple[Cell, ...]]:
+    """Named shapes of a library, for drawing pieces from: "monocubes" to "pentacubes" (every polycube
+    of that size up to rotation and reflection, named 4a, 4b, ...), "pentominoes" (Golomb's letters),
+    or "kaenel:N,M,..." (six-piece burr sticks by their Kaenel numbers, 1 the solid stick).
+
+    >>> len(cpsolve.shapes("tetracubes")), len(cpsolve.shapes("pentacubes"))
+    (8, 29)
+    >>> len(cpsolve.shapes("kaenel:1")["kaenel-1"])
+    24
+    """
+    from .analysis.design.pieces import pool_from
+    from .puzzle.kaenel import kaenel_stick
+
+    if library.startswith("kaenel:"):
+        out: dict[str, tuple[Cell, ...]] = {}
+        for text in library.removeprefix("kaenel:").split(","):
+            try:
+                out[f"kaenel-{int(text)}"] = kaenel_stick(int(text))
+            except ValueError as exc:
+                raise CpsolveError(str(exc) if text.strip().lstrip("-").isdigit() else
+                                   f"a Kaenel number is a whole number, not {text!r}", field="library") from None
+        return out
+    return {name: tuple(shape) for name, shape in pool_from(library).items()}
 
 
 def read_solutions(path: PathLike, limit: int = 0, *, start: int = 0) -> list[Solution]:
