@@ -14,7 +14,7 @@ from __future__ import annotations
 from .common import STOP_SIGNALS, app, main
 
 # isort: off
-from . import run, files, gauge, pictures, design, explain, approx  # noqa: F401 - imported to register their commands, in this order
+from . import run, files, gauge, pictures, design, explain, approx, workbench  # noqa: F401 - imported to register their commands, in this order
 # isort: on
 
 __all__ = ["STOP_SIGNALS", "app", "main"]
