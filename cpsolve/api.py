@@ -1687,7 +1687,9 @@ def puzzle_yaml(data: Mapping[str, object]) -> str:
             return [shaped(v) for v in value]
         return value
 
-    return puzzle_text(dict(shaped(dict(data))))  # type: ignore[arg-type]
+    shown = shaped(dict(data))
+    assert isinstance(shown, dict)
+    return puzzle_text(shown)
 
 
 def shapes(library: str) -> dict[str, tuple[Cell, ...]]:

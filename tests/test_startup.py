@@ -28,8 +28,9 @@ from cpsolve.puzzle.loader import parse_puzzle_text
 from cpsolve.puzzle.model import puzzle_from_plain, puzzle_plain, to_puzzle
 from cpsolve.puzzle.writer import puzzle_text
 
-HEAVY = {"pydantic", "numpy", "ortools", "pysat", "dask", "distributed", "PIL"}
-"""What no short command imports: each is for another task (YAML validation, pictures, other engines, a cluster)."""
+HEAVY = {"pydantic", "numpy", "ortools", "pysat", "dask", "distributed", "PIL", "starlette", "uvicorn"}
+"""What no short command imports: each is for another task (YAML validation, pictures, other engines, a cluster,
+the workbench's web server)."""
 PELIKAN = EXAMPLES / "PelikanBurr.xmpuzzle"
 
 

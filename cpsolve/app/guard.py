@@ -111,7 +111,8 @@ class Guard:
         if host not in self.hosts:
             return "unknown Host: open the address cpsolve app printed"
         method = scope.get("method", "GET")
-        if scope["type"] == "websocket" or method not in SAFE_METHODS:
+        upgrade = "websocket" in headers.get("upgrade", "").lower()  # an upgrade asked of a server without them
+        if scope["type"] == "websocket" or upgrade or method not in SAFE_METHODS:
             origin = headers.get("origin")
             if origin not in self.origins:
                 return "cross-origin request refused"

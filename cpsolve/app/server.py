@@ -15,8 +15,8 @@ import contextlib
 import io
 import json
 import os
-import socket
 import re
+import socket
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -140,8 +140,8 @@ async def static(bench: Workbench, request: Request) -> Response:
     return Response(files("cpsolve").joinpath(*folder.split("/"), name).read_bytes(), media_type=media)
 
 
-FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path fill="#2f5fb3" d="M8 1l6 3v8l-6 3-6-3V4z"/>'
-           b'<path fill="#9db5de" d="M8 1l6 3-6 3-6-3z"/></svg>')
+FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+           b'<path fill="#2f5fb3" d="M8 1l6 3v8l-6 3-6-3V4z"/><path fill="#9db5de" d="M8 1l6 3-6 3-6-3z"/></svg>')
 
 
 async def favicon(bench: Workbench, request: Request) -> Response:
@@ -175,7 +175,11 @@ def _open(bench: Workbench, body: Mapping[str, Any]) -> dict[str, Any]:
         model = str(body["model"])
         if model not in cpsolve.models():
             raise CpsolveError("no such built-in model", where=model[:80], field="model")
-        origin = cpsolve.load(model).origin
+        try:
+            origin = cpsolve.load(model).origin
+        except CpsolveError as exc:  # over this server's limits (cpsolve --max-cells N app), as in the CLI
+            return {"kind": "model", "model": model, "path": None, "problem": None, "problems": [], "yaml": None,
+                    "editor": None, "error": cpsolve.printable(str(exc))}
         assert origin is not None
         text = Path(origin).read_text(encoding="utf-8")
         return {"kind": "model", "model": model, "path": None, "problem": None, "problems": [], "yaml": text,
@@ -548,7 +552,7 @@ def _chosen(bench: Workbench, body: Mapping[str, Any]) -> list[cpsolve.Solution]
 async def view(bench: Workbench, request: Request) -> Response:
     body = await _body(request)
 
-    def work() -> dict[str, Any]:
+    def work() -> dict[str, object]:
         chosen = _chosen(bench, body)
         return cpsolve.view_data(chosen[0], disassembly=True)
 

@@ -841,6 +841,24 @@
     });
   }
 
+  // For tests and benchmarks: where a cell's face is on the 3-D canvas (page coordinates), as drawn now.
+  window.cpsolveWorkbench = {
+    facePoint(cell, normal) {
+      const it = picks.find((p) => !p.floor && key(p.cell) === key(cell) && key(p.across) === key(G.add(cell, normal)));
+      if (!it) return null;
+      const r = cv.getBoundingClientRect(), n = it.pts.length;
+      return [r.left + it.pts.reduce((s, p) => s + p[0], 0) / n, r.top + it.pts.reduce((s, p) => s + p[1], 0) / n];
+    },
+    floorPoint(cell) {
+      const it = picks.find((p) => p.floor && key(p.cell) === key(cell));
+      if (!it) return null;
+      const r = cv.getBoundingClientRect(), n = it.pts.length;
+      return [r.left + it.pts.reduce((s, p) => s + p[0], 0) / n, r.top + it.pts.reduce((s, p) => s + p[1], 0) / n];
+    },
+    shape: () => clone(shape()),
+    doc: () => clone(st.doc),
+  };
+
   // -- start ---------------------------------------------------------------------------------------------------
   (async function start() {
     try {
