@@ -553,8 +553,8 @@ async def view(bench: Workbench, request: Request) -> Response:
     body = await _body(request)
 
     def work() -> dict[str, object]:
-        chosen = _chosen(bench, body)
-        return cpsolve.view_data(chosen[0], disassembly=True)
+        data: dict[str, object] = cpsolve.view_data(_chosen(bench, body)[0], disassembly=True)
+        return data
 
     return JSONResponse(await run_in_threadpool(work))
 
