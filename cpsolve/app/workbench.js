@@ -228,7 +228,11 @@
     $("p-min").value = ranged ? p.min : 0;
   }
   const prop = (fn) => () => change(fn);
-  $("p-name").addEventListener("change", prop(() => { st.doc.pieces[st.sel].name = $("p-name").value.trim() || "P"; }));
+  $("p-name").addEventListener("change", () => {
+    const name = $("p-name").value.trim(), p = st.doc.pieces[st.sel];
+    if (!name || st.doc.pieces.some((q) => q !== p && q.name === name)) { $("p-name").value = p.name; say(name ? "another piece is named " + name : "a piece needs a name", true); return; }
+    change(() => { p.name = name; });
+  });
   $("p-color").addEventListener("change", prop(() => { st.doc.pieces[st.sel].color = $("p-color").value; }));
   $("p-count").addEventListener("change", prop(() => { st.doc.pieces[st.sel].count = Math.max(1, parseInt($("p-count").value, 10) || 1); }));
   $("p-range").addEventListener("change", prop(() => { const p = st.doc.pieces[st.sel]; p.min = $("p-range").checked ? 0 : null; }));
