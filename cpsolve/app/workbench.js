@@ -198,7 +198,7 @@
     };
     const c = st.doc.container;
     if (st.doc.kind === "chain") { const li = document.createElement("li"); li.textContent = "a chain puzzle: edit its YAML"; ul.appendChild(li); return; }
-    item("container", "Container (result)", CONTAINER_COLOR, c.cells.length + " cells" + (c.optional.length ? ", " + c.optional.length + " optional" : ""));
+    item("container", "Container", CONTAINER_COLOR, c.cells.length + " cells" + (c.optional.length ? ", " + c.optional.length + " optional" : ""));
     st.doc.pieces.forEach((p, i) => {
       const copies = p.min !== null && p.min !== undefined && p.min !== p.count ? " ×" + p.min + "–" + p.count : p.count > 1 ? " ×" + p.count : "";
       item(i, p.name + copies, colorOf(i), p.cells.length + " cells");
@@ -483,13 +483,14 @@
       select.value = String(r.problem || 0);
       $("problem-row").hidden = (r.problems || []).length < 2;
       if (r.yaml !== null && r.yaml !== undefined) {
+        clearTimeout(yamlTimer); clearTimeout(parseTimer); yamlTimer = 0; yamlSeq++;  // the file's text wins over pending writes
         st.yamlText = r.yaml; st.savedText = r.yaml; st.yamlOwn = true; $("yaml").value = r.yaml;
         showYamlStatus(r.error);
       }
       if (r.editor) { st.sel = "container"; st.layer = 0; setDoc(r.editor); }
       say("opened " + (r.path || r.model) + (r.error ? " (not a valid puzzle: see the YAML pane)" : ""), !!r.error);
       document.body.dataset.opened = r.path || r.model;
-      if (r.kind === "xmpuzzle" || r.kind === "solutions") { addSource({ file: r.path, problem: r.problem, label: r.kind === "solutions" ? r.path : r.path + " (stored assemblies)" }); }
+      if (r.kind === "xmpuzzle" || r.kind === "solutions") { addSource({ file: r.path, problem: r.problem, label: r.kind === "solutions" ? r.path : r.path + ": stored assemblies" }, true); }
       renderProps();
       return r;
     } catch (e) { fail(e); return null; }
@@ -571,7 +572,7 @@
       for (const s of shapes) {
         const b = document.createElement("button"); b.type = "button"; b.className = "shape-chip";
         b.title = "add " + s.name + " (" + s.cells.length + " cells) as a new piece";
-        b.appendChild(thumb(s.cells, s.color || "#8aa"));
+        b.appendChild(thumb(s.cells, s.color || "#7f9fc8"));
         const t = document.createElement("span"); t.textContent = s.name; b.appendChild(t);
         b.dataset.name = s.name;
         b.addEventListener("click", () => addPiece(clone(s.cells), s.name, s.color));
@@ -676,12 +677,22 @@
         const c = j.result || p;
         facts.textContent = (c.total !== undefined ? c.total.toLocaleString() + " in all, " + (c.unique_rotation || 0).toLocaleString() + " up to rotation, " +
           (c.unique_symmetry || 0).toLocaleString() + " up to rotation and reflection" : "preparing…") +
-          (p.parts ? " · " + p.parts_done + "/" + p.parts + " subproblems" : "") +
+          (j.result && j.result.subproblems ? " · " + j.result.subproblems_done + "/" + j.result.subproblems + " subproblems"
+            : p.parts ? " · " + p.parts_done + "/" + p.parts + " subproblems" : "") +
           (j.state === "running" && p.elapsed !== undefined ? " · " + clock(p.elapsed) + " elapsed, ETA " + clock(p.eta) : "") +
           (j.result ? " · " + j.result.seconds + " s" : "");
         facts.dataset.total = c.total !== undefined ? c.total : "";
         facts.dataset.unique = [c.total, c.unique_rotation, c.unique_symmetry].join("/");
         card.appendChild(facts);
+        const taken = j.result && j.result.disassembly;
+        if (taken) {  // enumerate --disassemble: assemblies against solutions, the levels
+          const lv = document.createElement("div"); lv.className = "facts levels";
+          const s = taken.solutions || {}, levels = Object.entries(taken.levels || {});
+          lv.textContent = (s.unique_symmetry || 0).toLocaleString() + " of " + (c.unique_symmetry || 0).toLocaleString() +
+            " come apart" + (levels.length ? "; levels " + levels.map(([l, n]) => l + ": " + n).join(", ") : "") +
+            (taken.highest_level ? "; highest " + taken.highest_level : "");
+          card.appendChild(lv);
+        }
       }
       if (j.text) { const pre = document.createElement("pre"); pre.textContent = j.text; card.appendChild(pre); }
       if (j.error) { const e = document.createElement("p"); e.className = "bad"; e.textContent = j.error; card.appendChild(e); }
@@ -765,7 +776,8 @@
       st.browse.total = r.total;
       fillFilter("b-level", Object.keys(r.levels).filter((l) => l !== "-" || Object.keys(r.levels).length > 1), (l) => (l === "-" ? "not taken apart" : "level " + l) + " (" + r.levels[l] + ")");
       fillFilter("b-piece", r.pieces, (p) => p);
-      $("b-count").textContent = r.matched === r.total ? r.total.toLocaleString() + " solutions" : r.matched.toLocaleString() + " of " + r.total.toLocaleString() + " solutions";
+      const noun = (n) => n.toLocaleString() + (n === 1 ? " solution" : " solutions");
+      $("b-count").textContent = r.matched === r.total ? noun(r.total) : r.matched.toLocaleString() + " of " + noun(r.total);
       $("b-count").dataset.total = r.total; $("b-count").dataset.matched = r.matched;
       renderList(r.matched);
       if (!keep && st.browse.rows.length) showSolution({ file: s.file, problem: s.problem, n: st.browse.rows[0].n });
