@@ -9,8 +9,8 @@ clicks as a person would, through real input events: squares of the layer grid (
 fills a cell, so the container goes 125 -> 124 -> 125 cells), and faces in the 3-D view (Shift-click the
 nearest corner cell's top face to empty it, click the top face of the cell below to fill it again).
 For each click the page records the time from the input event to the end of its redraw (the layer
-grid, the 3-D view, the shapes list, the undo point) and to the next painted frame (`timed` in cpsolve/app/workbench.js). The goal
-(issue 38): a click redrawn within 50 ms.
+grid, the 3-D view, the shapes list, the undo point) and to the next painted frame (`timed` in
+cpsolve/app/workbench.js). The goal (issue 38): a click redrawn within 50 ms.
 """
 
 from __future__ import annotations
