@@ -22,11 +22,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from app_support import browser, wait_for, workbench  # noqa: E402
+from app_support import browser, wait_for, workbench  # type: ignore[import-not-found]  # noqa: E402
 
 from cpsolve.output.tables import stamp  # noqa: E402
 
@@ -42,7 +43,7 @@ pieces:
 """
 
 
-def clicked(driver, before: int) -> tuple[float, float]:
+def clicked(driver: Any, before: int) -> tuple[float, float]:
     """(ms to the end of the redraw, ms to the next frame) of the click after `before` clicks."""
     wait_for(driver, f"return +(document.body.dataset.clicks || 0) > {before}", timeout=10, every=0.005)
     data = driver.execute_script("return [+document.body.dataset.clickMs, +document.body.dataset.frameMs]")
@@ -88,6 +89,11 @@ def measure(clicks: int) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
+def p95(values: list[float]) -> float:
+    """The 95th percentile of sorted values (the nearest rank)."""
+    return values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clicks", type=int, default=25, help="cells clicked in each view (two clicks each)")
@@ -100,7 +106,6 @@ def main() -> None:
     for where, times in found.items():
         redraw = sorted(t[0] for t in times)
         frame = sorted(t[1] for t in times)
-        p95 = lambda v: v[min(len(v) - 1, int(round(0.95 * (len(v) - 1))))]  # noqa: E731
         rows.append((where, len(times), statistics.median(redraw), p95(redraw), redraw[-1],
                      statistics.median(frame), p95(frame), frame[-1]))
         print(where, " ".join(f"{v:.1f}" for v in rows[-1][2:]), flush=True)
