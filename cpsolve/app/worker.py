@@ -129,7 +129,8 @@ def run_job(job: Mapping[str, Any]) -> None:
              view=cpsolve.view_data(solution, disassembly=True))
     elif action == "design":
         design = cpsolve.design_unique(puzzle_of(job), str(opts.get("change") or "fix"))
-        lines = [design.headline, *(f"- {s.as_json()}" for s in design.suggestions)]
+        lines = [design.headline, *(f"  {s.text} (x{s.orbit} by rotation; verified: {s.verified_total} assembly)"
+                                    for s in design.suggestions)]
         emit("done", status="complete", text="\n".join(lines), result=design.as_json())
     else:
         raise cpsolve.CpsolveError(f"unknown action {action!r}", field="action")
