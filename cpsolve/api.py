@@ -1602,13 +1602,19 @@ def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) 
     """
     from .output.page import page_html
 
+    chosen = _shown(solutions)
+    records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
+    return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)
+
+
+def _shown(solutions: Solution | Sequence[Solution]) -> list[Solution]:
+    """The solutions a page shows, each checked to fit a drawing (`--max-drawing`); at least one."""
     chosen = [solutions] if isinstance(solutions, Solution) else list(solutions)
     if not chosen:
         raise CpsolveError("no solutions to show")
     for shown in chosen:
         _check_drawable(shown)
-    records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
-    return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)
+    return chosen
 
 
 def view_data(solutions: Solution | Sequence[Solution], *, title: str | None = None,
@@ -1624,11 +1630,7 @@ def view_data(solutions: Solution | Sequence[Solution], *, title: str | None = N
     """
     from .output.page import interlocked_steps, page_data
 
-    chosen = [solutions] if isinstance(solutions, Solution) else list(solutions)
-    if not chosen:
-        raise CpsolveError("no solutions to show")
-    for shown in chosen:
-        _check_drawable(shown)
+    chosen = _shown(solutions)
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
     puzzle = chosen[0].puzzle
     steps = {}
