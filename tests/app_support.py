@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import descendants
+from conftest import alive, descendants
 
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -121,16 +121,8 @@ def workbench(folder: Path, *args: str, cli: tuple[str, ...] = ()) -> Iterator[S
         kids = descendants(proc.pid)
         if proc.poll() is None:
             server.stop()
-        left = [k for k in kids if Path(f"/proc/{k}").exists() and _alive(k)]
+        left = [k for k in kids if alive(k)]
         assert not left, f"processes left behind: {left}"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def chromedriver() -> str:
