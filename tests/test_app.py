@@ -317,3 +317,14 @@ def test_the_worker_stops_when_the_server_is_killed(tmp_path: Path) -> None:
             assert time.monotonic() < end, "the worker outlived the server"
             time.sleep(0.1)
     assert (tmp_path / "bedlam.solutions.jsonl.journal").exists()
+
+
+def test_shape_libraries(served: Server) -> None:
+    tetra = served.api("GET", "/api/library?name=tetracubes")["shapes"]
+    assert len(tetra) == 8 and all(len(cells) == 4 for cells in tetra.values())
+    assert len(served.api("GET", "/api/library?name=pentacubes")["shapes"]) == 29
+    sticks = served.api("GET", "/api/library?name=kaenel:1,2")["shapes"]  # 2: one cube cut away
+    assert sorted(len(c) for c in sticks.values()) == [23, 24]
+    for bad in ("kaenel:0", "kaenel:99999", "everything", "kaenel:1;rm"):
+        status, _, _ = served.request("GET", f"/api/library?name={bad}")
+        assert status == 400, bad

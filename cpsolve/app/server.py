@@ -52,6 +52,8 @@ STATIC = {
 }
 """The page's files: its own, and the 3-D page's viewer (one viewer for both)."""
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+CACHED_FILES = 8
+"""Solutions files whose solutions are kept read (Bedlam's 19,186 take about 60 MB): the rest are read again."""
 
 
 @dataclass
@@ -492,7 +494,10 @@ def _held(bench: Workbench, rel: str, problem: int | None) -> list[cpsolve.Solut
         except CpsolveError as exc:
             if "there is no index" not in str(exc):
                 raise
+    bench.cache.pop(key, None)
     bench.cache[key] = (sig, held)
+    while len(bench.cache) > CACHED_FILES:  # the least recently read file goes first
+        del bench.cache[next(iter(bench.cache))]
     return held
 
 
