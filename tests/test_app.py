@@ -189,7 +189,7 @@ def test_puzzles_get_the_command_lines_checks_and_limits(tmp_path: Path) -> None
 
 def test_the_yaml_round_trip_of_the_editor_model(served: Server) -> None:
     """The editor's model of a file written back is the same puzzle; a drawn puzzle's YAML loads."""
-    for model in ("soma", "tetris-cube", "screws-3x3x3"):
+    for model in ("soma", "tetris-cube", "screws-3x3x3", "snake-27"):
         opened = served.api("POST", "/api/open", {"model": model})
         text = served.api("POST", "/api/yaml", {"model": opened["editor"]})
         assert text["error"] is None, (model, text["error"])
@@ -199,7 +199,7 @@ def test_the_yaml_round_trip_of_the_editor_model(served: Server) -> None:
             [(p.name, p.shape, p.count, p.color, p.colors) for p in original.pieces]
         assert again.container == original.container and again.optional == original.optional
         assert again.container_colors == original.container_colors and again.color_rules == original.color_rules
-        assert again.description == original.description
+        assert again.description == original.description and again.chain == original.chain
 
 
 # --- runs ------------------------------------------------------------------------------------------------------
@@ -305,9 +305,10 @@ def test_the_worker_stops_when_the_server_is_killed(tmp_path: Path) -> None:
     bedlam = Path(cpsolve.load("bedlam").origin or "").read_text(encoding="utf-8")
     with workbench(tmp_path) as server:
         job = server.api("POST", "/api/run", {"action": "enumerate", "yaml": bedlam, "options": {"workers": 1}})
-        while server.api("GET", f"/api/jobs/{job['id']}")["state"] == "starting":
+        end = time.monotonic() + 120
+        while not server.api("GET", f"/api/jobs/{job['id']}")["progress"].get("found"):  # searching: journal open
+            assert time.monotonic() < end, "no solution found in 120 s"
             time.sleep(0.05)
-        time.sleep(1)
         kids = _children(server.process.pid)
         assert kids
         os.kill(server.process.pid, signal.SIGKILL)

@@ -223,9 +223,10 @@ def editor_model(puzzle: cpsolve.Puzzle, data: Mapping[str, Any]) -> dict[str, A
     """The editor's model of a puzzle: its grid, the container's cells (optional ones, colours) and each
     piece's cells (count or range, colour, cell colours) as lists, and what the editor does not draw
     (`keep`: description, source, reference, rules, groups...) to be written back as it was."""
+    if puzzle.kind == "chain":  # not drawn: its file is kept whole (edited in the YAML pane)
+        whole = {k: v for k, v in data.items() if k not in ("name", "grid")}
+        return {"grid": "cube", "name": puzzle.name, "kind": "chain", "container": None, "pieces": [], "keep": whole}
     keep = {k: v for k, v in data.items() if k not in ("name", "container", "pieces", "grid")}
-    if puzzle.kind == "chain":
-        return {"grid": "cube", "name": puzzle.name, "kind": "chain", "container": None, "pieces": [], "keep": keep}
     return {
         "grid": "cube",
         "name": puzzle.name,
@@ -479,6 +480,8 @@ def _held(bench: Workbench, rel: str, problem: int | None) -> list[cpsolve.Solut
     cached = bench.cache.get(key)
     if cached is not None and cached[0] == sig:
         return cached[1]
+    if stat.st_size == 0:  # a run has just opened it: nothing yet
+        return []
     src = cpsolve.source(str(path), problem if path.suffix.lower() == ".xmpuzzle" else None)
     if src.kind not in ("solutions", "xmpuzzle"):
         raise CpsolveError(f"is {src.what}: it holds no solutions", where=rel)
@@ -492,6 +495,8 @@ def _held(bench: Workbench, rel: str, problem: int | None) -> list[cpsolve.Solut
         try:
             held = src.stored()
         except CpsolveError as exc:
+            if cached is not None:  # caught between two writes of a run: what was read stands until the next
+                return cached[1]
             if "there is no index" not in str(exc):
                 raise
     bench.cache.pop(key, None)
