@@ -39,7 +39,16 @@ def open_page(driver, server: Server) -> None:
 
 
 def click(driver, css: str) -> None:
-    driver.find_element("css selector", css).click()
+    """Click what `css` finds, finding it again if the page redrew it meanwhile (a list, a grid)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(20):
+        try:
+            driver.find_element("css selector", css).click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    raise AssertionError(f"{css}: redrawn under every click")
 
 
 def cell(driver, x: int, y: int) -> None:

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import socket
+import threading
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -52,8 +53,10 @@ STATIC = {
 }
 """The page's files: its own, and the 3-D page's viewer (one viewer for both)."""
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+SPAN = 400
+"""Solutions read in one go for a contact sheet when they lie within this many lines (else one by one)."""
 CACHED_FILES = 8
-"""Solutions files whose solutions are kept read (Bedlam's 19,186 take about 60 MB): the rest are read again."""
+"""Files whose lists are kept (Bedlam's 19,186 solutions: a few MB): the rest are read again."""
 
 
 @dataclass
@@ -63,7 +66,8 @@ class Workbench:
     folder: Folder
     start: dict[str, Any]
     jobs: Jobs
-    cache: dict[str, tuple[tuple[int, int], list[cpsolve.Solution]]] = field(default_factory=dict)
+    cache: dict[str, Listing] = field(default_factory=dict)
+    reading: threading.Lock = field(default_factory=threading.Lock)
 
 
 def create_app(folder: Folder, start: dict[str, Any], token: str, host: str, port: int) -> Guard:
@@ -470,40 +474,67 @@ async def job_stop(bench: Workbench, request: Request) -> Response:
 # --- solutions: the list, the 3-D view, exports ------------------------------------------------------------
 
 
-def _held(bench: Workbench, rel: str, problem: int | None) -> list[cpsolve.Solution]:
-    """The solutions a file holds (a solutions file, a BurrTools file's stored assemblies), read again
-    only from where the last reading stopped while the file grows (a run writing it)."""
+@dataclass
+class Listing:
+    """What the list of a file shows of each solution (its number, class, id, assemblies, level, pieces),
+    read as far as the file is written; `offset`: where the next reading starts."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    offset: int = 0
+    stamp: tuple[int, int] = (0, 0)
+
+
+def _rows(bench: Workbench, rel: str, problem: int | None) -> list[dict[str, Any]]:
+    """The list of the solutions a file holds. A solutions file is read here line by line as JSON, and
+    only what was added since the last reading (a run writing it); each solution is checked against its
+    puzzle by `cpsolve.source` when it is shown (checking all 19,186 of Bedlam's took 8 s, 40 s under
+    load, for a list). A BurrTools file's stored assemblies come from `cpsolve.source`."""
     path = bench.folder.resolve(rel)
     stat = path.stat()
     key = f"{rel}\0{problem}"
-    sig = (stat.st_size, stat.st_mtime_ns)
-    cached = bench.cache.get(key)
-    if cached is not None and cached[0] == sig:
-        return cached[1]
-    if stat.st_size == 0:  # a run has just opened it: nothing yet
-        return []
-    src = cpsolve.source(str(path), problem if path.suffix.lower() == ".xmpuzzle" else None)
-    if src.kind not in ("solutions", "xmpuzzle"):
-        raise CpsolveError(f"is {src.what}: it holds no solutions", where=rel)
-    held: list[cpsolve.Solution] = []
-    if cached is not None and src.kind == "solutions" and sig[0] > cached[0][0]:
-        try:
-            held = cached[1] + src.stored(start=len(cached[1]))
-        except CpsolveError:
-            held = []
-    if not held:
-        try:
-            held = src.stored()
-        except CpsolveError as exc:
-            if cached is not None:  # caught between two writes of a run: what was read stands until the next
-                return cached[1]
-            if "there is no index" not in str(exc):
-                raise
-    bench.cache.pop(key, None)
-    bench.cache[key] = (sig, held)
+    listing = bench.cache.pop(key, None) or Listing()
+    bench.cache[key] = listing
     while len(bench.cache) > CACHED_FILES:  # the least recently read file goes first
         del bench.cache[next(iter(bench.cache))]
-    return held
+    stamp = (stat.st_size, stat.st_mtime_ns)
+    if listing.stamp == stamp:
+        return listing.rows
+    if stat.st_size == 0:  # a run has just opened it: nothing yet
+        return []
+    if path.suffix.lower() == ".xmpuzzle":
+        src = cpsolve.source(str(path), problem)
+        listing.rows = [_row(n, s.index, s.id, s.assemblies, s.burrtools_level, s.pieces)
+                        for n, s in enumerate(src.stored())]
+        listing.stamp = stamp
+        return listing.rows
+    if stat.st_size < listing.offset:  # rewritten (sorted, or a new run): from the start
+        listing.rows, listing.offset = [], 0
+    if listing.offset == 0 and cpsolve.source(str(path)).kind != "solutions":
+        raise CpsolveError("is not a solutions file: it holds no solutions", where=rel)
+    with path.open("rb") as fh:
+        fh.seek(listing.offset)
+        data = fh.read()
+    end = data.rfind(b"\n") + 1  # whole lines only: the last may be half written
+    for line in data[:end].splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            listing.rows.append(_row(len(listing.rows), record.get("class"), record.get("id"),
+                                     record.get("assemblies"), record.get("level"), record["pieces"]))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise CpsolveError(f"line {len(listing.rows) + 1} is not a solution line", where=rel) from None
+    listing.offset += end
+    listing.stamp = stamp
+    return listing.rows
+
+
+def _row(n: int, index: object, id: object, assemblies: object, level: object, pieces: Mapping[str, Any]
+         ) -> dict[str, Any]:
+    return {"n": n, "index": index if isinstance(index, int) else n, "id": id if isinstance(id, str) else None,
+            "assemblies": assemblies if isinstance(assemblies, int) else None,
+            "level": level if isinstance(level, str) else None,
+            "pieces": sorted({str(k).split("#")[0] for k in pieces})}
 
 
 async def solutions(bench: Workbench, request: Request) -> Response:
@@ -514,21 +545,17 @@ async def solutions(bench: Workbench, request: Request) -> Response:
     level, piece = q.get("level") or None, q.get("piece") or None
 
     def work() -> dict[str, Any]:
-        held = _held(bench, rel, problem)
+        with bench.reading:  # one reading of a file at a time: the others then find it read
+            held = _rows(bench, rel, problem)
         levels: dict[str, int] = {}
         names: set[str] = set()
         rows = []
-        for i, s in enumerate(held):
-            lv = s.level or s.burrtools_level
-            levels[lv or "-"] = levels.get(lv or "-", 0) + 1
-            mine = sorted({k.split("#")[0] for k in s.pieces})
-            names.update(mine)
-            if level is not None and (lv or "-") != level:
-                continue
-            if piece is not None and piece not in mine:
-                continue
-            rows.append({"n": i, "index": s.index if s.index is not None else i, "id": s.id,
-                         "assemblies": s.assemblies, "level": lv, "pieces": mine})
+        for row in held:
+            lv = row["level"] or "-"
+            levels[lv] = levels.get(lv, 0) + 1
+            names.update(row["pieces"])
+            if (level is None or lv == level) and (piece is None or piece in row["pieces"]):
+                rows.append(row)
         return {"file": rel, "total": len(held), "matched": len(rows), "rows": rows[start:start + count],
                 "levels": dict(sorted(levels.items(), key=lambda kv: _level_key(kv[0]))), "pieces": sorted(names)}
 
@@ -546,17 +573,20 @@ def _chosen(bench: Workbench, body: Mapping[str, Any]) -> list[cpsolve.Solution]
         pieces = {str(k): tuple(_cells(v, "pieces")) for k, v in dict(body["pieces"]).items()}
         return [cpsolve.Solution(puzzle.name, tuple(pieces.items()), puzzle=puzzle)]
     problem = _int(body["problem"], "problem") if body.get("problem") is not None else None
-    held = _held(bench, str(body.get("file", "")), problem)
+    rel = str(body.get("file", ""))
+    path = bench.folder.resolve(rel)
+    src = cpsolve.source(str(path), problem if path.suffix.lower() == ".xmpuzzle" else None)
     wanted = body.get("many") if body.get("many") is not None else [body.get("n") or 0]
-    if not isinstance(wanted, list) or len(wanted) > 400:
+    if not isinstance(wanted, list) or not 1 <= len(wanted) <= 400:
         raise CpsolveError("name 1 to 400 solutions", field="many")
-    out = []
-    for n in wanted:
-        k = _int(n, "n")
-        if not 0 <= k < len(held):
-            raise CpsolveError(f"holds {len(held)} solutions; there is no number {k}", where=str(body.get("file")))
-        out.append(held[k])
-    return out
+    numbers = [_int(n, "n") for n in wanted]
+    if min(numbers) < 0:
+        raise CpsolveError(f"there is no solution number {min(numbers)}", where=rel)
+    low, high = min(numbers), max(numbers)
+    if high - low < SPAN:  # one reading of the lines between: each is checked against its puzzle, as
+        span = src.stored(high - low + 1, start=low)  # every command reads it
+        return [span[k - low] for k in numbers if k - low < len(span)]
+    return [s for k in numbers for s in src.stored(1, start=k)]
 
 
 async def view(bench: Workbench, request: Request) -> Response:

@@ -81,7 +81,7 @@
     for (const s of document.querySelectorAll("main > section")) s.classList.toggle("on", s.id === name);
     document.body.dataset.tab = name;
     if (name === "edit") drawAll();
-    if (name === "browse") { refreshSources(); if (st.viewer) st.viewer.redraw(); }
+    if (name === "browse") { refreshSources(); loadList(true); if (st.viewer) st.viewer.redraw(); }
     if (name === "run") renderRuns();
   }
   for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => showTab(b.dataset.tab));
@@ -663,13 +663,38 @@
     s = Math.round(s); const h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60), x = s % 60;
     return h ? h + ":" + String(m).padStart(2, "0") + ":" + String(x).padStart(2, "0") : m + ":" + String(x).padStart(2, "0");
   }
+  // The runs, newest first. A card whose run changed only its figures is updated in place, so that a
+  // button (Stop) is not replaced under the pointer while the progress moves.
   function renderRuns() {
-    const box = $("runs"); box.textContent = "";
+    const box = $("runs");
     const list = Object.values(runs).sort((a, b) => b.id - a.id);
-    if (!list.length) { const p = document.createElement("p"); p.className = "hint"; p.textContent = "No runs yet: press a button above."; box.appendChild(p); }
+    if (!list.length) { box.textContent = ""; const p = document.createElement("p"); p.className = "hint"; p.textContent = "No runs yet: press a button above."; box.appendChild(p); }
+    else for (const p of box.querySelectorAll(":scope > p.hint")) p.remove();
+    let prev = null;
     for (const j of list) {
+      const fresh = runCard(j), old = box.querySelector('.run[data-id="' + j.id + '"]');
+      let now = fresh;
+      if (old && old.dataset.shape === fresh.dataset.shape) {
+        now = old;
+        for (const sel of [".badge", ".facts", "pre"]) {
+          const mine = old.querySelectorAll(sel), theirs = fresh.querySelectorAll(sel);
+          mine.forEach((el, i) => { el.textContent = theirs[i].textContent; Object.assign(el.dataset, theirs[i].dataset); });
+        }
+        const bar = old.querySelector(".bar span"), bar2 = fresh.querySelector(".bar span");
+        if (bar && bar2) bar.style.width = bar2.style.width;
+      } else if (old) old.replaceWith(fresh);
+      const want = prev ? prev.nextSibling : box.firstChild;
+      if (want !== now) box.insertBefore(now, want);
+      prev = now;
+    }
+    $("run-what").textContent = st.doc ? "· " + st.doc.name : "";
+  }
+  function runCard(j) {
+    {
       const card = document.createElement("div"); card.className = "run " + j.state; card.dataset.id = j.id; card.dataset.state = j.state;
       card.dataset.status = j.status || "";
+      card.dataset.shape = [j.state, j.status, j.stopping, !!j.text, !!j.error, j.out, j.state !== "running" && j.notes && j.notes.length,
+        !!(j.result && j.result.disassembly)].join("|");
       const head = document.createElement("div"); head.className = "run-head";
       const title = document.createElement("strong"); title.textContent = j.title;
       const badge = document.createElement("span"); badge.className = "badge"; badge.textContent = j.stopping ? "stopping…" : j.state === "done" ? (j.status || "done") : j.state;
@@ -727,9 +752,8 @@
         actions.appendChild(b);
       }
       card.appendChild(actions);
-      box.appendChild(card);
+      return card;
     }
-    $("run-what").textContent = st.doc ? "· " + st.doc.name : "";
   }
 
   // -- Browse ------------------------------------------------------------------------------------------------
@@ -770,9 +794,18 @@
   }
   for (const id of ["b-level", "b-piece"]) $(id).addEventListener("change", () => loadList(false));
   $("b-more").addEventListener("click", () => loadList(true, true));
+  let listing = false, listAgain = false;  // one refresh of the list at a time; one more if asked meanwhile
   async function loadList(keep, more) {
     const s = st.browse.source;
     if (!s || s.solve) return;
+    if (keep && !more && listing) { listAgain = true; return; }
+    listing = true;
+    try { await readList(s, keep, more); } finally {
+      listing = false;
+      if (listAgain) { listAgain = false; loadList(true); }
+    }
+  }
+  async function readList(s, keep, more) {
     const start = more ? st.browse.rows.length : 0, want = keep && !more ? Math.max(st.browse.rows.length, 200) : 200;
     const q = new URLSearchParams({ file: s.file, start: String(start), limit: String(want) });
     if (s.problem !== null && s.problem !== undefined) q.set("problem", String(s.problem));
