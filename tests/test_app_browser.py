@@ -196,6 +196,13 @@ def test_open_pelikanburr_and_play_its_disassembly(tmp_path: Path) -> None:
         # hide a piece in the legend: one piece fewer drawn
         click(driver, "#legend li")
         wait_for(driver, f"return JSON.parse(document.getElementById('status').dataset.boxes).length === {pieces - 1}")
+        # exports of what is shown: a picture downloaded, the contact sheet shown first
+        click(driver, '[data-export="png"]')
+        exported = wait_for(driver, "return document.body.dataset.exported")
+        assert str(exported).startswith("PelikanBurr") and int(str(exported).rsplit(":", 1)[1]) > 1000
+        click(driver, '[data-export="sheet"]')
+        wait_for(driver, "const i = document.getElementById('sheet-img'); return document.getElementById("
+                         "'sheet-dialog').open && i.complete && i.naturalWidth > 100")
         assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 

@@ -889,9 +889,16 @@
         if (b.dataset.export === "sheet" && !body.pieces) body.many = st.browse.rows.slice(0, 48).map((r) => r.n);
         const r = await api("/api/export", body, true);
         const blob = await r.blob(), name = (r.headers.get("content-disposition") || "").replace(/.*filename="([^"]+)".*/, "$1") || "export";
-        const a = document.createElement("a"); a.href = URL.createObjectURL(blob); a.download = name;
-        document.body.appendChild(a); a.click(); a.remove();
-        setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+        const url = URL.createObjectURL(blob);
+        if (b.dataset.export === "sheet") {  // shown here first, to look at; downloaded from there
+          $("sheet-img").src = url; $("sheet-save").href = url; $("sheet-save").download = name;
+          $("sheet-title").textContent = "Contact sheet: " + (body.many ? body.many.length : 1) + " solutions";
+          $("sheet-dialog").showModal();
+        } else {
+          const a = document.createElement("a"); a.href = url; a.download = name;
+          document.body.appendChild(a); a.click(); a.remove();
+          setTimeout(() => URL.revokeObjectURL(url), 10000);
+        }
         say("exported " + name + " (" + blob.size + " bytes)");
         document.body.dataset.exported = name + ":" + blob.size;
       } catch (e) { fail(e); }
