@@ -5,7 +5,7 @@
 It starts `cpsolve app` in a temporary folder, drives the page in headless chromium (Debian's chromium
 and chromedriver, as the tests do: tests/app_support.py) and takes a picture of each part: Edit (the
 Soma cube's piece A, with the tetracube library), Run (a finished count, and a Bedlam enumeration
-caught half-way, then stopped), Browse (Soma's solutions, taken apart) and a burr's disassembly
+caught half-way, then stopped), Browse (Soma's solutions, one exploded) and a burr's disassembly
 (PelikanBurr from ../shared/burrtools-examples, when it is there). Needs `pip install -e '.[test]'`.
 """
 
@@ -87,16 +87,17 @@ def main() -> None:
             js(driver, "document.querySelector('.run[data-id=\"3\"] button.stop').click()")
             wait_for(driver, "return document.querySelector('.run[data-id=\"3\"]')?.dataset.state === 'done'",
                      timeout=120)
-            # 3 Browse: Soma's 240 solutions, one taken apart half-way and exploded
+            # 3 Browse: Soma's 240 solutions, one exploded
             tab(driver, "browse")
             js(driver, "const s = document.getElementById('b-source'); s.value = 'soma.solutions.jsonl|'; "
                        "s.dispatchEvent(new Event('change'))")
-            wait_for(driver, "return document.getElementById('b-count').dataset.total === '240'")
+            wait_for(driver, "return document.getElementById('b-count').dataset.total === '240' && "
+                             "document.getElementById('b-title').textContent.endsWith('solution 0')")
             js(driver, "document.querySelector('#b-list li:nth-child(6)').click()")
             wait_for(driver, "return document.getElementById('b-title').textContent.endsWith('solution 5')")
-            js(driver, "const a = document.getElementById('assembly'); a.value = String(a.max * 0.6); "
-                       "a.dispatchEvent(new Event('input')); const e = document.getElementById('explode'); "
-                       "e.value = '35'; e.dispatchEvent(new Event('input'))")
+            js(driver, "const e = document.getElementById('explode'); e.value = '70'; e.dispatchEvent(new Event('input'));"
+                       "document.getElementById('view').dispatchEvent(new WheelEvent('wheel', {deltaY: -350, "
+                       "cancelable: true}))")
             shot(driver, "workbench-browse.png")
             # a burr taken apart: PelikanBurr's stored assembly, half-way through its disassembly
             if burr.exists():

@@ -846,9 +846,12 @@
     }
     $("b-more").hidden = st.browse.rows.length >= matched;
   }
+  let viewSeq = 0;  // the last solution asked for is the one shown, whatever order the answers come in
   async function showSolution(which) {
+    const seq = ++viewSeq;
     try {
       const data = await api("/api/view", which);
+      if (seq !== viewSeq) return;
       st.browse.selected = which;
       for (const li of $("b-list").children) li.classList.toggle("on", +li.dataset.n === which.n);
       mountViewer(data);
