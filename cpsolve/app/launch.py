@@ -40,13 +40,14 @@ def start_of(folder: Folder, given: str | None, problem: int | None) -> dict[str
     not a puzzle cpsolve reads), or nothing."""
     if given is None:
         return {}
-    if given in cpsolve.models() and not Path(given).exists():
+    if given in cpsolve.models():  # a bare built-in name is the model, as for every command (cpsolve.source)
+        cpsolve.source(given, problem)  # (--problem is refused for it, in the same words)
         return {"model": given}
     path = Path(given).resolve()
-    if not path.is_relative_to(folder.root):
+    if not path.is_relative_to(folder.root):  # checked before the file is read at all
         raise CpsolveError(f"outside the folder the workbench serves ({folder.root}): start cpsolve app in the "
                            "puzzle's folder", where=given)
-    src = cpsolve.source(str(path), problem)
+    src = cpsolve.source(given, problem)
     if src.kind != "solutions":
         src.require_puzzle("app")
     return {"path": folder.relative(path), "problem": src.problem}
