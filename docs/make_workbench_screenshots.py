@@ -96,8 +96,8 @@ def main() -> None:
             js(driver, "document.querySelector('#b-list li:nth-child(6)').click()")
             wait_for(driver, "return document.getElementById('b-title').textContent.endsWith('solution 5')")
             js(driver, "const e = document.getElementById('explode'); e.value = '70'; "
-                       "e.dispatchEvent(new Event('input')); document.getElementById('view').dispatchEvent(new WheelEvent('wheel', {deltaY: -350, "
-                       "cancelable: true}))")
+                       "e.dispatchEvent(new Event('input')); document.getElementById('view')"
+                       ".dispatchEvent(new WheelEvent('wheel', {deltaY: -350, cancelable: true}))")
             shot(driver, "workbench-browse.png")
             # a burr taken apart: PelikanBurr's stored assembly, half-way through its disassembly
             if burr.exists():
