@@ -487,8 +487,8 @@ class Listing:
 def _rows(bench: Workbench, rel: str, problem: int | None) -> list[dict[str, Any]]:
     """The list of the solutions a file holds. A solutions file is read here line by line as JSON, and
     only what was added since the last reading (a run writing it); each solution is checked against its
-    puzzle by `cpsolve.source` when it is shown (checking all 19,186 of Bedlam's took 8 s, 40 s under
-    load, for a list). A BurrTools file's stored assemblies come from `cpsolve.source`."""
+    puzzle by `cpsolve.source` when it is shown (reading and checking all 19,186 of Bedlam's took 40 s with
+    the machine's load at 14, for a list). A BurrTools file's stored assemblies come from `cpsolve.source`."""
     path = bench.folder.resolve(rel)
     stat = path.stat()
     key = f"{rel}\0{problem}"
