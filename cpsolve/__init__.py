@@ -32,6 +32,7 @@ __all__ = [
     "Suggestion",
     "UniqueDesign",
     "__version__",
+    "assembly_stl",
     "backends",
     "compare",
     "count",
@@ -54,15 +55,18 @@ __all__ = [
     "puzzle_from_dict",
     "puzzle_from_xmpuzzle",
     "puzzle_from_yaml",
+    "puzzle_yaml",
     "read_journal",
     "read_solutions",
     "report",
     "run",
     "sample",
     "schema",
+    "shapes",
     "solve",
     "source",
     "stored_solutions",
+    "view_data",
 ]
 
 

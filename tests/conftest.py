@@ -89,8 +89,9 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-EXAMPLES = REPO.parent / "shared" / "burrtools-examples"
-"""BurrTools' example puzzles (../shared, never copied into the repository): see its README."""
+EXAMPLES = Path(os.environ.get("CPSOLVE_EXAMPLES") or REPO.parent / "shared" / "burrtools-examples")
+"""BurrTools' example puzzles (../shared, never copied into the repository): see its README. CPSOLVE_EXAMPLES
+names the folder where ../shared is not beside the checkout (a git worktree elsewhere)."""
 
 
 @pytest.fixture(scope="session")

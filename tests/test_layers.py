@@ -25,6 +25,7 @@ STAGES: dict[str, int] = {
     "cpsolve.output": 5,
     "cpsolve.api": 6,
     "cpsolve.cli": 6,
+    "cpsolve.app": 6,
     "cpsolve.__main__": 7,
 }
 """Each module's stage is that of its longest prefix here; the README's Layout section lists them."""
@@ -109,19 +110,42 @@ def test_every_module_has_a_stage() -> None:
 
 CLI_MAY_IMPORT = {"cpsolve", "cpsolve.api", "cpsolve.errors", "cpsolve.limits"}
 """The command line is a thin layer over the public API (issue 27): whatever it needs that the API lacks
-becomes API, so that Python users get it too and the two front ends cannot drift apart."""
+becomes API, so that Python users get it too and the front ends cannot drift apart."""
+CLI_STARTS = {"cpsolve.app.launch"}
+"""What the command line may import of the other front end, the workbench: the function `cpsolve app` runs."""
 
 
-def beyond_the_api(source: str, name: str, is_package: bool = False) -> list[str]:
-    """The imports of a command-line module that reach past the public API (its own package aside)."""
+def beyond_the_api(source: str, name: str, is_package: bool = False, own: str = "cpsolve.cli",
+                   also: frozenset[str] | set[str] = CLI_STARTS) -> list[str]:
+    """The imports of a front end's module (the command line's, `own`) that reach past the public API,
+    its own package and `also` aside."""
     return [f"line {line}: {name} imports {target}" for line, target in imported_modules(source, name, is_package)
-            if target not in CLI_MAY_IMPORT and not target.startswith("cpsolve.cli")]
+            if target not in CLI_MAY_IMPORT | set(also) and target != own and not target.startswith(own + ".")]
 
 
 @pytest.mark.parametrize("path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name)
 def test_the_command_line_imports_only_the_public_api(path: Path) -> None:
     found = beyond_the_api(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py")
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "app").glob("*.py")), ids=lambda p: p.name)
+def test_the_workbench_imports_only_the_public_api(path: Path) -> None:
+    """The workbench (`cpsolve app`, issue 38) is a front end beside the command line, on the API alone."""
+    found = beyond_the_api(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py",
+                           own="cpsolve.app", also=frozenset())
+    assert not found, "\n".join(found)
+
+
+def test_the_workbench_rule_can_fail() -> None:
+    assert beyond_the_api("from ..search.journal import remove\n", "cpsolve.app.probe", own="cpsolve.app",
+                          also=frozenset()) == ["line 1: cpsolve.app.probe imports cpsolve.search.journal"]
+    assert beyond_the_api("from ..cli.common import app\n", "cpsolve.app.probe", own="cpsolve.app", also=frozenset())
+    assert not beyond_the_api("import cpsolve\nfrom cpsolve import limits\nfrom ..errors import CpsolveError\n"
+                              "from .folder import Folder\n", "cpsolve.app.probe", own="cpsolve.app", also=frozenset())
+    # the command line may start the workbench, and reach nothing else of it
+    assert not beyond_the_api("from ..app.launch import launch\n", "cpsolve.cli.probe")
+    assert beyond_the_api("from ..app.server import serve\n", "cpsolve.cli.probe")
 
 
 def test_the_api_rule_can_fail() -> None:

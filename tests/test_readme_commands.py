@@ -123,12 +123,17 @@ EXCEPTIONS: dict[str, str] = {
     "python benchmarks/peers.py --peers DIR": "needs the peer programs built; minutes",
     "python benchmarks/profile_engine.py MODEL": "a profile of the engine, for a model of the reader's choice",
     "python benchmarks/engine_ab.py ... --big --versus FILE --peers DIR": "needs a previous build's table, the peers",
+    "pip install 'cpsolve[app]'": "an install; the test extra CI installs holds the app extra's packages",
+    "cpsolve app PelikanBurr.xmpuzzle": "a server that runs until Ctrl-C; tests/test_app.py starts it and drives it",
+    "python docs/make_workbench_screenshots.py": "rewrites docs/images/workbench-*.png of the repository, in chromium; "
+                                                 "tests/test_app_browser.py drives the same page",
+    "python -m pytest tests/test_app.py tests/test_app_browser.py": "part of the suite CI runs",
 }
 for _bench in ("scaling.py --only workers --repeats 5", "pictures.py", "design.py --big",
                "disassembly.py --burrtxt peers/bin/burrTxt", "explain.py", "canonical.py", "cpsat.py",
                "scaling.py", "scaling.py --only bedlam", "run.py --timeout 90", "run.py", "disassembly.py", "design.py",
                "sat_encodings.py", "sat_encodings.py --timeout 2", "approx.py",
-               "startup.py --burrtxt peers/bin/burrTxt --repeats 21"):
+               "startup.py --burrtxt peers/bin/burrTxt --repeats 21", "workbench.py"):
     EXCEPTIONS[f"python benchmarks/{_bench}"] = ("a benchmark: minutes of CPU, and it rewrites its measured table"
                                                  " under results/ (mypy checks the scripts in CI)")
 

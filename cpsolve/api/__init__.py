@@ -41,7 +41,7 @@ from .explaining import Explanation, explain
 from .exporting import export
 from .iteration import Enumeration, enumerate
 from .journals import Estimate, estimate, read_journal
-from .pictures import disassemble, draw, page
+from .pictures import assembly_stl, disassemble, draw, page, view_data
 from .results import Counts, Result, Solution
 from .running import count, run
 from .solving import solve
@@ -52,8 +52,10 @@ from .sources import (
     puzzle_from_dict,
     puzzle_from_xmpuzzle,
     puzzle_from_yaml,
+    puzzle_yaml,
     read_solutions,
     schema,
+    shapes,
     source,
 )
 
@@ -76,6 +78,7 @@ __all__ = [
     "Source",
     "Suggestion",
     "UniqueDesign",
+    "assembly_stl",
     "backends",
     "compare",
     "count",
@@ -98,15 +101,18 @@ __all__ = [
     "puzzle_from_dict",
     "puzzle_from_xmpuzzle",
     "puzzle_from_yaml",
+    "puzzle_yaml",
     "read_journal",
     "read_solutions",
     "report",
     "run",
     "sample",
     "schema",
+    "shapes",
     "solve",
     "source",
     "stored_solutions",
+    "view_data",
 ]
 
 _install_display()

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -128,10 +129,60 @@ def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) 
     """
     from ..output.page import page_html
 
+    chosen = _shown(solutions)
+    records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
+    return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)
+
+
+def _shown(solutions: Solution | Sequence[Solution]) -> list[Solution]:
+    """The solutions a page shows, each checked to fit a drawing (`--max-drawing`); at least one."""
     chosen = [solutions] if isinstance(solutions, Solution) else list(solutions)
     if not chosen:
         raise CpsolveError("no solutions to show")
     for shown in chosen:
         _check_drawable(shown)
+    return chosen
+
+
+def view_data(solutions: Solution | Sequence[Solution], *, title: str | None = None,
+              disassembly: bool = False) -> dict[str, object]:
+    """What the 3-D page shows (`page`), as JSON-ready data: the workbench (`cpsolve app`) hands it to the
+    page's own viewer script rather than building a page per solution. With `disassembly`, every
+    solution that comes apart is played with the moves of the disassembly analysis (`disassemble`)
+    rather than piece by piece (the page does that for the first interlocking ones only).
+
+    >>> data = cpsolve.view_data(cpsolve.solve(cpsolve.load("soma")))
+    >>> len(data["cells"]), len(data["pieces"])
+    (27, 7)
+    """
+    from ..output.page import interlocked_steps, page_data
+
+    chosen = _shown(solutions)
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
-    return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)
+    puzzle = chosen[0].puzzle
+    steps = {}
+    if disassembly and (puzzle is None or puzzle.kind != "chain"):
+        for i, s in builtins.enumerate(chosen):
+            found = interlocked_steps(s.pieces)
+            if found:
+                steps[i] = found
+    return page_data(records, puzzle, title=chosen[0].name if title is None else title, steps=steps)
+
+
+def assembly_stl(solution: Solution, *, unit: float = 10.0, clearance: float = 0.0) -> bytes:
+    """The assembled solution as one binary STL (every piece where the solution puts it, each shrunk by
+    `clearance` so that they print apart): `export(puzzle, "stl")` gives the pieces one by one.
+
+    >>> stl = cpsolve.assembly_stl(cpsolve.solve(cpsolve.load("soma")))
+    >>> int.from_bytes(stl[80:84], "little")  # triangles: 2 per outer face, 14 faces for V, 18 for the others
+    244
+    """
+    from ..output.stl import binary_stl, triangles
+
+    if not (math.isfinite(unit) and unit > 0):
+        raise CpsolveError(f"the cube size must be a finite number of mm > 0, not {unit:g}", field="unit")
+    if not (math.isfinite(clearance) and 0 <= clearance * 2 < unit):
+        raise CpsolveError(f"clearance {clearance:g} mm does not fit a {unit:g} mm cube", field="clearance")
+    _check_drawable(solution)
+    tris = [t for cells in solution.pieces.values() for t in triangles(cells, unit, clearance)]
+    return binary_stl(f"{solution.name} assembled", tris)

@@ -5,6 +5,7 @@ solutions files that `cpsolve enumerate` writes (`read_solutions`).
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import re
@@ -170,6 +171,14 @@ class Source:
         from ..puzzle.catalog import read
 
         return read(self.given)
+
+    @property
+    def problems(self) -> list[str]:
+        """A BurrTools file's problems by their names in the file ("problem N" for one without), in order;
+        [] for the other kinds (the workbench lists them to choose from)."""
+        if self.kind != "xmpuzzle":
+            return []
+        return [p.name or f"problem {k}" for k, p in builtins.enumerate(self._burrtools.problems)]
 
     @cached_property
     def _burrtools(self) -> BurrFile:
@@ -418,3 +427,61 @@ def schema() -> dict[str, object]:
     from ..puzzle.schema import PuzzleFile
 
     return PuzzleFile.model_json_schema()
+
+
+def puzzle_yaml(data: Mapping[str, object]) -> str:
+    """A puzzle file's data (the schema's keys, as `yaml.safe_load` gives them) as the YAML text cpsolve
+    writes (`cpsolve import`): drawings one layer per line, cell lists and pieces on one line. Nothing
+    is checked here: `puzzle_from_yaml` of the text checks it as any file.
+
+    >>> print(cpsolve.puzzle_yaml({"name": "bar", "container": {"box": [3, 1, 1]},
+    ...                            "pieces": {"I": {"layers": [["###"]]}}}), end="")
+    name: bar
+    container:
+      box: [3, 1, 1]
+    pieces:
+      I:
+        layers:
+        - ["###"]
+    """
+    from ..puzzle.writer import Line, drawing, puzzle_text
+
+    def shaped(value: object, key: str = "") -> object:
+        if isinstance(value, Mapping):
+            return {k: shaped(v, str(k)) for k, v in value.items()}
+        if key == "layers" and isinstance(value, list) and all(isinstance(layer, list) for layer in value):
+            return drawing(value)
+        if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
+            return Line(value)
+        if isinstance(value, list):
+            return [shaped(v) for v in value]
+        return value
+
+    shown = shaped(dict(data))
+    assert isinstance(shown, dict)
+    return puzzle_text(shown)
+
+
+def shapes(library: str) -> dict[str, tuple[Cell, ...]]:
+    """Named shapes of a library, for drawing pieces from: "monocubes" to "pentacubes" (every polycube
+    of that size up to rotation and reflection, named 4a, 4b, ...), "pentominoes" (Golomb's letters),
+    or "kaenel:N,M,..." (six-piece burr sticks by their Kaenel numbers, 1 the solid stick).
+
+    >>> len(cpsolve.shapes("tetracubes")), len(cpsolve.shapes("pentacubes"))
+    (8, 29)
+    >>> len(cpsolve.shapes("kaenel:1")["kaenel-1"])
+    24
+    """
+    from ..analysis.design.pieces import pool_from
+    from ..puzzle.kaenel import kaenel_stick
+
+    if library.startswith("kaenel:"):
+        out: dict[str, tuple[Cell, ...]] = {}
+        for text in library.removeprefix("kaenel:").split(","):
+            try:
+                out[f"kaenel-{int(text)}"] = kaenel_stick(int(text))
+            except ValueError as exc:
+                raise CpsolveError(str(exc) if text.strip().lstrip("-").isdigit() else
+                                   f"a Kaenel number is a whole number, not {text!r}", field="library") from None
+        return out
+    return {name: tuple(shape) for name, shape in pool_from(library).items()}

@@ -78,7 +78,7 @@ VALUE_NAMES = {
     "backend": "NAME", "backends": "NAMES", "encoding": "NAME", "out": "FILE", "output": "FILE", "journal": "FILE",
     "with_solutions": "FILE", "pool_file": "FILE", "out_dir": "FOLDER", "puzzles": "FOLDER", "timeout": "SECONDS",
     "min_level": "LEVEL", "cluster": "ADDRESS", "id": "PREFIX", "fmt": "FORMAT", "unit": "MM", "clearance": "MM",
-    "view": "VIEW", "box": "AxBxC", "pool": "POOLS", "change": "KIND",
+    "view": "VIEW", "box": "AxBxC", "pool": "POOLS", "change": "KIND", "port": "PORT", "host": "HOST",
 }
 """What each option's value is called in `--help` (typer would show `<int range>`, `<path>`, `{model}`);
 any other option takes a number, N."""

@@ -7,28 +7,14 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
   if (out) { out.hidden = false; out.textContent = "error: " + e.message; out.dataset.error = e.message; }
 });
 (function () {
-  const D = JSON.parse(document.getElementById("data").textContent);
-  const W = D.width || 1;  // characters per piece in a solution string
+  // -- geometry shared with the workbench's shape editor (cpsolve app): cubes, faces, shading, camera --
   const STEPS = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]];  // scene.FACE_STEPS
   const SHADE = [0.80, 0.80, 0.66, 0.66, 1.0, 0.55];  // scene.SHADE
-  const DIRS = [[0, 0, 1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, -1]];  // scene.DIRECTIONS
-  const OPPOSITE = [5, 2, 1, 4, 3, 0];
-  const SIDE = ["above", "the right", "the left", "the back", "the front", "below"];  // where DIRS[i] leads
-  const WAY = ["up", "to the right", "to the left", "to the back", "to the front", "down"];  // DIRS[i] as a way
-  const GAP = 1;  // cells between the boxes of exploded pieces
-  const $ = (id) => document.getElementById(id);
-  const canvas = $("view"), ctx = canvas.getContext("2d");
-  const status = $("status");
-  const VIEW = D.chain ? { yaw: -0.423, pitch: 0.5 } : { yaw: -0.785, pitch: 0.6155 };  // a chain seen along a cube diagonal hides itself
-  const st = { sol: 0, yaw: VIEW.yaw, pitch: VIEW.pitch, zoom: 1, explode: 0, asm: 0, hidden: new Set(), playing: false };
-  let S = null;  // the current solution, decoded
-
   const key = (c) => c[0] + "," + c[1] + "," + c[2];
   const add = (a, b) => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
   const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
   const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
   const unit = (a) => { const n = Math.hypot(a[0], a[1], a[2]); return [a[0] / n, a[1] / n, a[2] / n]; };
-  const base = (label) => label.split("#")[0];
   function shade(hex, f) {
     const v = parseInt(hex.slice(1), 16);
     const c = [(v >> 16) & 255, (v >> 8) & 255, v & 255].map((x) => Math.max(0, Math.min(255, Math.round(x * f))));
@@ -48,6 +34,36 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
     return [[-1, -1], [1, -1], [1, 1], [-1, 1]].map(([a, b]) =>
       [m[0] + (a * u[0] + b * w[0]) * size, m[1] + (a * u[1] + b * w[1]) * size, m[2] + (a * u[2] + b * w[2]) * size]);
   }
+  // The camera looking at the origin from yaw (about z) and pitch (above the xy plane): its axes.
+  function cameraAt(yaw, pitch) {
+    const cp = Math.cos(pitch);
+    const toward = [Math.cos(yaw) * cp, Math.sin(yaw) * cp, Math.sin(pitch)];
+    const fwd = [-toward[0], -toward[1], -toward[2]];
+    let side = cross(fwd, [0, 0, 1]);
+    side = Math.hypot(...side) > 1e-9 ? unit(side) : [1, 0, 0];
+    return { toward: toward, right: side, up: cross(side, fwd) };
+  }
+
+// One viewer on the page's elements (ids view, step, explode, assembly, play, nav, prev, next, jump,
+// legend, status, which) showing the data D (cpsolve/output/page.py's page_data). `options.address`
+// false: the address is neither read nor written (the workbench shows one solution after another in
+// the same elements: `destroy()` removes this viewer's listeners before the next one is made).
+function cpsolveViewer(D, options) {
+  const opt = options || {}, ac = new AbortController(), on = { signal: ac.signal };
+  const W = D.width || 1;  // characters per piece in a solution string
+  const DIRS = [[0, 0, 1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, -1]];  // scene.DIRECTIONS
+  const OPPOSITE = [5, 2, 1, 4, 3, 0];
+  const SIDE = ["above", "the right", "the left", "the back", "the front", "below"];  // where DIRS[i] leads
+  const WAY = ["up", "to the right", "to the left", "to the back", "to the front", "down"];  // DIRS[i] as a way
+  const GAP = 1;  // cells between the boxes of exploded pieces
+  const $ = (id) => document.getElementById(id);
+  const canvas = $("view"), ctx = canvas.getContext("2d");
+  const status = $("status");
+  const VIEW = D.chain ? { yaw: -0.423, pitch: 0.5 } : { yaw: -0.785, pitch: 0.6155 };  // a chain seen along a cube diagonal hides itself
+  const st = { sol: 0, yaw: VIEW.yaw, pitch: VIEW.pitch, zoom: 1, explode: 0, asm: 0, hidden: new Set(), playing: false };
+  let S = null;  // the current solution, decoded
+  const base = (label) => label.split("#")[0];
+
   // scene.outer_faces: faces on the piece's surface; an edge is a faint seam where the side goes on flat.
   function outerFaces(cells) {
     const own = new Set(cells.map(key)), out = [];
@@ -188,14 +204,7 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
     return { centre: centre, radius: radius };
   }
 
-  function camera() {
-    const cp = Math.cos(st.pitch);
-    const toward = [Math.cos(st.yaw) * cp, Math.sin(st.yaw) * cp, Math.sin(st.pitch)];
-    const fwd = [-toward[0], -toward[1], -toward[2]];
-    let side = cross(fwd, [0, 0, 1]);
-    side = Math.hypot(...side) > 1e-9 ? unit(side) : [1, 0, 0];
-    return { toward: toward, right: side, up: cross(side, fwd) };
-  }
+  const camera = () => cameraAt(st.yaw, st.pitch);
 
   function draw() {
     const dpr = window.devicePixelRatio || 1, w = canvas.clientWidth, h = canvas.clientHeight;
@@ -313,7 +322,7 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
   // -- the address follows the view, so that a link shows the same --------------------------------
   let addressTimer = 0;
   const round = (v, n) => String(Math.round(v * n) / n);
-  function remember() { if (!addressTimer) addressTimer = setTimeout(writeAddress, 200); }
+  function remember() { if (!addressTimer && opt.address !== false) addressTimer = setTimeout(writeAddress, 200); }
   function writeAddress() {
     addressTimer = 0;
     const h = [];
@@ -332,7 +341,7 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
 
   // -- controls ------------------------------------------------------------------------------
   let frame = 0;
-  const redraw = () => { if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(); }); };
+  const redraw = () => { if (!frame) frame = requestAnimationFrame(() => { frame = 0; if (!ac.signal.aborted) draw(); }); };
   const legend = $("legend");
 
   function buildLegend() {
@@ -396,11 +405,11 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
   }
 
   if (D.solutions.length < 2) $("nav").hidden = true;
-  $("prev").addEventListener("click", () => showSolution(st.sol - 1));
-  $("next").addEventListener("click", () => showSolution(st.sol + 1));
-  $("jump").addEventListener("change", (e) => showSolution(parseInt(e.target.value, 10) || 0));
-  $("explode").addEventListener("input", (e) => { st.explode = e.target.value / 100; redraw(); });
-  $("assembly").addEventListener("input", (e) => { st.asm = e.target.value / 100; stop(); redraw(); });
+  $("prev").addEventListener("click", () => showSolution(st.sol - 1), on);
+  $("next").addEventListener("click", () => showSolution(st.sol + 1), on);
+  $("jump").addEventListener("change", (e) => showSolution(parseInt(e.target.value, 10) || 0), on);
+  $("explode").addEventListener("input", (e) => { st.explode = e.target.value / 100; redraw(); }, on);
+  $("assembly").addEventListener("input", (e) => { st.asm = e.target.value / 100; stop(); redraw(); }, on);
   const play = $("play");
   function stop() { st.playing = false; play.textContent = "play"; }
   play.addEventListener("click", () => {
@@ -409,32 +418,32 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
     if (st.asm >= S.steps.length) st.asm = 0;
     let last = performance.now();
     const tick = (now) => {
-      if (!st.playing) return;
+      if (!st.playing || ac.signal.aborted) return;
       st.asm = Math.min(S.steps.length, st.asm + (now - last) / 700); last = now;
       $("assembly").value = String(Math.round(st.asm * 100)); draw();
       if (st.asm >= S.steps.length) stop(); else requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
-  });
+  }, on);
   let drag = null;
   canvas.addEventListener("pointerdown", (e) => {
     drag = [e.clientX, e.clientY];
     try { canvas.setPointerCapture(e.pointerId); } catch (err) { /* a synthetic pointer cannot be captured */ }
-  });
+  }, on);
   canvas.addEventListener("pointermove", (e) => {
     if (!drag) return;
     st.yaw -= (e.clientX - drag[0]) * 0.01;
     st.pitch = Math.max(-1.5, Math.min(1.5, st.pitch + (e.clientY - drag[1]) * 0.01));
     drag = [e.clientX, e.clientY]; redraw();
-  });
-  canvas.addEventListener("pointerup", () => { drag = null; });
-  canvas.addEventListener("wheel", (e) => { e.preventDefault(); st.zoom = Math.max(0.3, Math.min(6, st.zoom * Math.exp(-e.deltaY * 0.001))); redraw(); }, { passive: false });
-  window.addEventListener("resize", redraw);
+  }, on);
+  canvas.addEventListener("pointerup", () => { drag = null; }, on);
+  canvas.addEventListener("wheel", (e) => { e.preventDefault(); st.zoom = Math.max(0.3, Math.min(6, st.zoom * Math.exp(-e.deltaY * 0.001))); redraw(); }, { passive: false, signal: ac.signal });
+  window.addEventListener("resize", redraw, on);
 
   // The address sets the state, through the same controls a person uses (so the address also
   // exercises them): #solution=3&yaw=0.5&pitch=0.4&zoom=1.5&explode=0.5&assembly=2&hide=A,B&drag=40,-10;
   // the page writes it back as the view changes (without drag, which becomes yaw and pitch).
-  const h = new URLSearchParams(location.hash.slice(1));
+  const h = new URLSearchParams(opt.address === false ? "" : location.hash.slice(1));
   showSolution(parseInt(h.get("solution") || "0", 10));
   if (h.has("yaw")) st.yaw = parseFloat(h.get("yaw"));
   if (h.has("pitch")) st.pitch = parseFloat(h.get("pitch"));
@@ -443,7 +452,7 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
   if (h.has("explode")) slide("explode", parseFloat(h.get("explode")) * 100);
   if (h.has("assembly")) slide("assembly", parseFloat(h.get("assembly")) * 100);
   // hide: labels split on the commas of the address itself (a label's own commas are written %2C)
-  const hide = (location.hash.slice(1).split("&").find((kv) => kv.startsWith("hide=")) || "hide=").slice(5);
+  const hide = ((opt.address === false ? "" : location.hash.slice(1)).split("&").find((kv) => kv.startsWith("hide=")) || "hide=").slice(5);
   for (const lab of hide.split(",").filter(Boolean).map((v) => decodeURIComponent(v.replace(/\+/g, " ")))) {
     const el = [...legend.querySelectorAll("[data-label]")].find((c) => c.dataset.label === lab);
     if (el && !st.hidden.has(lab)) (el.closest("li").querySelectorAll("[data-label]").length > 1 ? el : el.closest("li")).click();
@@ -456,4 +465,12 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
   }
   draw();
   status.dataset.ms = String(Math.round(performance.now()));  // from navigation to the first picture
+  return { state: st, redraw: redraw, show: showSolution, destroy: () => { st.playing = false; ac.abort(); } };
+}
+
+  cpsolveViewer.geometry = { STEPS: STEPS, SHADE: SHADE, key: key, add: add, dot: dot, shade: shade, corners: corners,
+    cameraAt: cameraAt };
+  window.cpsolveViewer = cpsolveViewer;
+  const given = document.getElementById("data");  // the page of `cpsolve view`: its data is in the page
+  if (given) cpsolveViewer(JSON.parse(given.textContent));
 })();
