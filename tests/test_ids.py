@@ -138,9 +138,9 @@ def test_the_compiled_id_is_its_python_twin():
     for model in ("soma", "t-tetracube-6x6x2"):
         prepared = prepare(load(model))
         problem, canon = prepared.broken.problem, prepared.canonicalizer
-        found: set[bytes] = set()
-        DlxBackend().search(problem, lambda rows: found.add(canon.forms(problem, rows).symmetry_key))
-        keys += sorted(found)
+        found: list[tuple[int, ...]] = []
+        DlxBackend().search(problem, found.append)
+        keys += sorted({canon.forms(problem, rows).symmetry_key for rows in found})
     assert len(keys) == 3 + 240 + 10
     assert all(class_id(k) == python_class_id(k) for k in keys)
     assert len({python_class_id(k) for k in keys}) == len(keys)

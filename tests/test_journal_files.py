@@ -378,7 +378,7 @@ def test_a_full_disk_in_the_middle_keeps_the_solutions_and_the_run_resumes(tmp_p
         one_line(full, 1, "c.jsonl", "cannot write the solutions file")
     found = classes_in(tmp_path / "c.jsonl")
     recorded = summary(tmp_path / "c.journal")
-    assert 0 < recorded.classes and abs(len(found) - recorded.classes) <= COMMIT_CLASSES
+    assert recorded.classes > 0 and abs(len(found) - recorded.classes) <= COMMIT_CLASSES
     assert len(found) < CONWAY[2]
     assert sorted(found) == list(range(len(found)))
     resumed = cli(*args, "--resume", cwd=tmp_path)
