@@ -431,6 +431,8 @@ class Solution:
     the puzzle whatever the backend or the workers (`Source.solution(id=...)` takes a unique prefix);
     None where it is not known (a line of an older solutions file, a BurrTools file's stored assembly
     until `with_ids`)."""
+    backend_reason: str | None = field(default=None, repr=False, compare=False)
+    """From `solve`: why `auto` took `found_by` rather than dlx (None: dlx, or a backend named)."""
 
     @property
     def pieces(self) -> Mapping[str, tuple[Cell, ...]]:
@@ -611,14 +613,15 @@ def solve(puzzle: Puzzle, backend: str = "auto", *, timeout: float | None = None
         if stats.status is Status.INTERRUPTED:
             raise KeyboardInterrupt
         if stats.status is Status.TIMEOUT:
-            raise CpsolveError(f"timed out before finding a solution ({stats.backend}, {stats.seconds:.2f} s)",
+            why = f", chosen by auto: {engine.reason}" if engine.reason else ""
+            raise CpsolveError(f"timed out before finding a solution ({stats.backend}{why}, {stats.seconds:.2f} s)",
                                where=prepared.name, field="timeout", exit_code=TIMEOUT_EXIT)
         return None
     problem = prepared.broken.problem
     forms = prepared.canonicalizer.forms(problem, rows)
     return Solution(prepared.name, _frozen(labelled(problem, rows_as_placements(problem, rows))), None,
                     forms.orbit * (2 if forms.mirror_distinct else 1), forms.mirror_distinct, puzzle,
-                    stats.backend, stats.seconds, id=class_id(forms.symmetry_key))
+                    stats.backend, stats.seconds, id=class_id(forms.symmetry_key), backend_reason=engine.reason)
 
 
 def run(
