@@ -207,7 +207,8 @@ def solve(
         typer.echo(f"{api.printable(puzzle.name)}: has no solution")
         raise typer.Exit(1)
     typer.echo(str(found))
-    typer.echo(f"\nfound by {found.found_by} in {found.seconds or 0:.2f} s")
+    why = f" (chosen by auto: {found.backend_reason})" if found.backend_reason else ""
+    typer.echo(f"\nfound by {found.found_by}{why} in {found.seconds or 0:.2f} s")
 
 
 @app.command()
