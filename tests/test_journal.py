@@ -331,3 +331,39 @@ def test_tiles_tells_a_partition_of_the_search_from_anything_else() -> None:
     assert not tiles(broken, [*parts, parts[0]])  # a part twice: counted twice
     assert tiles(broken, [*parts[1:], *split(broken.problem, parts[0])])  # one part split further: still one
     assert not tiles(broken, [parts[0][:-1], *parts])  # a part and one inside it
+
+
+def test_a_run_stopped_by_its_limit_is_continued_without_it(tmp_path: Path) -> None:
+    """Issue 39 item 5: `cpsolve journal` suggested resuming with the same --limit N, which stops at once (the
+    classes written count toward it). The suggestion drops it, in both spellings, and it continues the run."""
+    first = cpsolve("enumerate", "soma", "--limit", "50", "-q", "--out", "s.jsonl", "--journal", "s.journal",
+                    cwd=tmp_path)
+    assert "with --resume and without --limit continues the run" in first.stdout
+    shown = cpsolve("journal", "s.journal", cwd=tmp_path).stdout
+    (resume,) = [line for line in shown.splitlines() if line.startswith("continue with: ")]
+    words = shlex.split(resume.removeprefix("continue with: "))
+    assert words[-1] == "--resume" and "--limit" not in words and "50" not in words
+    done = cpsolve(*words[1:], "--json", cwd=tmp_path)
+    assert counts(done.stdout) == (11520, 480, 240)
+    solutions_file_ok(tmp_path / "s.jsonl", 240)
+    from cpsolve.search.journal import _without_limit
+
+    assert _without_limit(["cpsolve", "enumerate", "x", "--limit=7", "-q"]) == ("cpsolve", "enumerate", "x", "-q")
+
+
+def test_a_deadline_then_resumes_continue_from_there(tmp_path: Path) -> None:
+    """Issue 39 item 3: a journalled run cut by --timeout, resumed, goes on from where the journal stands: the
+    file only grows, each class once, and what the journal counts as written is in it. (A resume runs the
+    unfinished subproblems again from their start, passing over the classes they had written, so it needs
+    longer than the run before to write new ones: this box has two subproblems, each far longer than that.)"""
+    base = ["enumerate", "t-tetracube-6x6x6", "-q", "--json", "--out", "t.jsonl", "--journal", "t.journal"]
+    sizes = []
+    for n, seconds in enumerate(("2", "6")):
+        run = cpsolve(*base, "--timeout", seconds, *(["--resume"] if n else []), cwd=tmp_path, check=False)
+        assert run.returncode == 3, run.stderr  # cut by its deadline
+        lines = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
+        assert [line["class"] for line in lines] == list(range(len(lines)))
+        assert len({line["id"] for line in lines}) == len(lines)
+        assert summary(tmp_path / "t.journal").classes == len(lines)
+        sizes.append(len(lines))
+    assert 0 < sizes[0] < sizes[1], sizes
