@@ -111,6 +111,7 @@ static int Canon_init(Canon *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     Py_ssize_t n_rows = PyObject_Length(row_piece), n_inverse = PyObject_Length(inverse);
+    if (PyBytes_Check(inverse)) n_inverse /= (Py_ssize_t)sizeof(int); /* C ints (array("i").tobytes()) */
     Py_ssize_t n_relabel = PyObject_Length(relabel), n_cells_total = PyObject_Length(row_cells);
     if (n_rows < 0 || n_inverse < 0 || n_relabel < 0 || n_cells_total < 0) return -1;
     if (n_inverse % n_cells != 0 || n_inverse == 0 || n_relabel % n_pieces != 0) {
