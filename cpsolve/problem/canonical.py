@@ -229,14 +229,7 @@ class Canonicalizer:
             return [[everything] * len(problem.rows) for _ in numberings]
         words = [[0] * len(problem.rows) for _ in numberings]
         kept = [(problem.rows[k].piece, problem.rows[k].cells) for k in broken.key_rows]
-        pieces_before: set[int] = set()
-        for s in numberings:
-            back = {to: frm for frm, to in enumerate(s)}
-            for e in range(len(self.elements)):
-                labels = self._label_lists[e]
-                moved_back = {labels[p]: p for p in range(problem.n_pieces)}
-                pieces_before.update(moved_back[back[piece]] for piece, _ in kept)
-        index = {(row.piece, row.cells): i for i, row in enumerate(problem.rows) if row.piece in pieces_before}
+        by_cell = problem.rows_by_cell
         for si, s in enumerate(numberings):
             back = {to: frm for frm, to in enumerate(s)}
             for e in range(len(self.elements)):
@@ -244,9 +237,13 @@ class Canonicalizer:
                 moved_back = {labels[p]: p for p in range(problem.n_pieces)}
                 inverse = self._inverse_table[e]
                 for piece, cells in kept:
-                    r = index.get((moved_back[back[piece]], tuple(sorted(inverse[c] for c in cells))))
-                    if r is not None:
-                        words[si][r] |= 1 << e
+                    # The row that element e and numbering s move onto this kept placement, if the broken
+                    # problem has it: found among the rows covering its first cell (no index of every row).
+                    want = (moved_back[back[piece]], tuple(sorted(inverse[c] for c in cells)))
+                    for r in by_cell[want[1][0]]:
+                        if problem.rows[r].piece == want[0] and problem.rows[r].cells == want[1]:
+                            words[si][r] |= 1 << e
+                            break
         return words
 
     def _judging_for(self, broken: BrokenProblem) -> tuple[list[list[int]], Any]:
@@ -257,6 +254,10 @@ class Canonicalizer:
                 compiled.set_reach([w for per in words for w in per], self.identity)
             self._judging = (broken, words, compiled)
         return self._judging[1], self._judging[2]
+
+    def prepare_judging(self, broken: BrokenProblem) -> None:
+        """Work out `judge`'s tables now (in a parent about to fork its workers, which then share them)."""
+        self._judging_for(broken)
 
     def judge(self, broken: BrokenProblem, rows: Sequence[int]) -> int:
         """NEW_ROTATION_CLASS and NEW_CLASS bits of a solution of `broken` (its rows): whether it is the chosen

@@ -357,6 +357,7 @@ def enumerate_classes(
         raise
     collect.book, collect.written = book, written
     judge = Judge(prepared.canonicalizer, prepared.broken, digests=book is not None)
+    prepared.canonicalizer.prepare_judging(prepared.broken)  # once, here: forked workers share the tables
     parts, sizes = list(planned), list(planned_sizes)  # both grow when a part gives work back
     order = [i for i in range(len(parts)) if i not in done]
     if workers > 1 or cluster is not None:  # the biggest first, so that no worker is left with one at the end
