@@ -134,7 +134,7 @@ def test_refusals_are_one_line(tmp_path: Path) -> None:
     journal = tmp_path / "run.journal"
     stopped = cpsolve("enumerate", "conway-5x5x5", "--workers", "2", "--limit", "400", "--quiet", "--no-save",
                       "--journal", str(journal), cwd=tmp_path)
-    assert "--resume continues the run" in stopped.stdout
+    assert "--resume and without --limit continues the run" in stopped.stdout  # stopped by its --limit
     # Not resumed: refused, the work it holds is kept.
     again = cpsolve("enumerate", "conway-5x5x5", "--quiet", "--no-save", "--journal", str(journal), cwd=tmp_path,
                     check=False)
@@ -367,3 +367,38 @@ def test_a_deadline_then_resumes_continue_from_there(tmp_path: Path) -> None:
         assert summary(tmp_path / "t.journal").classes == len(lines)
         sizes.append(len(lines))
     assert 0 < sizes[0] < sizes[1], sizes
+
+
+def test_classes_written_before_a_resume_that_splits_their_part_are_not_written_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39: the journal keeps a digest of each class written by an unfinished part. A resume that runs that
+    part with a node budget gives back the region where the first run had found some of them: the parts made
+    of it find them, and the journal tells them apart (claimed by the part that met them again), so every class
+    is handed on exactly once across both runs, and the counts end exact."""
+    from cpsolve.search import enumeration
+
+    prepared = prepare(load("conway-5x5x5"))
+    engine = for_problem("dlx", prepared.problem)
+    book = tmp_path / "c.journal"
+    first_ids: list[str] = []
+    first = enumerate_classes(prepared, engine, workers=1, limit=200, journal=JournalPlan(book),
+                              on_class=lambda c: first_ids.append(c.id))
+    assert first.status.value == "stopped" and first.subproblems_done < first.subproblems
+    db = sqlite3.connect(book)
+    pending = db.execute("SELECT count(*) FROM written").fetchone()[0]
+    tail = [row[0] for row in db.execute("SELECT id FROM tail ORDER BY idx")]
+    db.close()
+    assert pending > 0  # classes written by the part the limit stopped
+    monkeypatch.setattr(enumeration, "MIN_BUDGET", 300)
+    monkeypatch.setattr(enumeration, "OVERRUN", 0.5)
+    monkeypatch.setattr(enumeration, "SHARE", 0.0)
+    rest_ids: list[str] = []
+    rest = enumerate_classes(prepared, engine, workers=2, journal=JournalPlan(book, resume=True),
+                             on_class=lambda c: rest_ids.append(c.id))
+    assert (rest.tally.total, rest.tally.unique_rotation, rest.tally.unique_symmetry) == CONWAY
+    assert rest.subproblems > first.subproblems  # parts were given back
+    assert rest_ids[: len(tail)] == tail  # the last commit's classes again, for a file that may lack them
+    written = first_ids + rest_ids[len(tail):]
+    assert len(written) == len(set(written)) == CONWAY[2]
+    end = summary(book)
+    assert end.complete and end.classes == CONWAY[2]

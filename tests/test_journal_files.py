@@ -406,3 +406,21 @@ def test_a_read_only_journal_or_folder_is_one_line_before_the_search(run: Path) 
         assert list((run / "ro").iterdir()) == []
     finally:
         (run / "ro").chmod(0o755)
+
+
+def test_a_journal_of_the_format_before_is_refused_in_one_line(run: Path) -> None:
+    """Issue 39: format 2 kept every class's key, format 3 keeps counts; a format-2 journal (here: the meta of
+    one, as that version wrote it) is refused in one line, by a resume and by a fresh run alike, and nothing
+    is touched: never read as if it were of this format."""
+    db = sqlite3.connect(run / "s.journal", isolation_level=None)
+    db.execute("UPDATE meta SET value = '2' WHERE key = 'format'")
+    db.execute("CREATE TABLE classes (idx INTEGER PRIMARY KEY, key BLOB UNIQUE NOT NULL)")
+    db.close()
+    before = state(run)
+    for resume in ([], ["--resume"]):
+        proc = cli("enumerate", "soma", "--workers", "2", "-q", "--out", "s.jsonl", "--journal", "s.journal", *resume,
+                   cwd=run)
+        one_line(proc, 2, "s.journal", "journal format '2', this cpsolve reads 3")
+        assert state(run) == before
+    shown = cli("journal", "s.journal", cwd=run)
+    one_line(shown, 2, "s.journal", "journal format '2'")

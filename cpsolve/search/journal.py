@@ -10,10 +10,13 @@ their assemblies and mirror images. They are written in the same transaction tha
 an unfinished one is run again from the start on resume, and counts its classes again.
 
 Its classes must not be *written* again, though. The journal holds a 128-bit digest of every class
-written by a subproblem not yet finished (`written`, with the part that wrote it); the rows of a part
-go when it finishes. A resumed run looks each class it opens up there: one that is there was written
-before the stop, and is counted but not written again (and claimed by the part that found it now: a
-part run again with another node budget may give back the region where its first run had found it).
+written by a subproblem not yet finished (`written`, with the part that wrote it and the session: the
+run, or the resume, that wrote it). When a part finishes, the rows it wrote or claimed in this session
+go: it has counted them. A resumed run looks each class it opens up there: one that is there was
+written before the stop, and is counted but not written again, and claimed by the part that met it
+now. Rows of an earlier session stay until a part claims them: a part run again with another node
+budget may give back the region where its first run had found them, and it is the parts made of that
+region that meet them again.
 So the journal's size on disk follows the classes of the parts in flight, and a run's memory none.
 
 Classes are numbered in the order written, and handed on (to the solutions file) only once committed,
@@ -93,7 +96,7 @@ CREATE TABLE parts (
     part INTEGER PRIMARY KEY, prefix TEXT NOT NULL, size REAL NOT NULL,
     done INTEGER NOT NULL DEFAULT 0, weighted INTEGER, found INTEGER, rotations INTEGER, orbits INTEGER,
     classes INTEGER, assemblies INTEGER, mirrors INTEGER, nodes INTEGER, seconds REAL, finished_at REAL);
-CREATE TABLE written (digest BLOB PRIMARY KEY, part INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE written (digest BLOB PRIMARY KEY, part INTEGER NOT NULL, session INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE tail (
     idx INTEGER PRIMARY KEY, id TEXT NOT NULL, assemblies INTEGER NOT NULL, mirror_distinct INTEGER NOT NULL,
     placements TEXT NOT NULL);
@@ -105,7 +108,7 @@ COUNTS = ("weighted", "found", "rotations", "orbits", "classes", "assemblies", "
 _COLUMNS = {
     "meta": "key, value",
     "parts": f"part, prefix, size, done, {', '.join(COUNTS)}, nodes",
-    "written": "digest, part",
+    "written": "digest, part, session",
     "tail": "idx, id, assemblies, mirror_distinct, placements",
 }
 """The columns the digest covers, per table (a part's seconds and finish time are not counted on)."""
@@ -166,6 +169,8 @@ class Restored:
     """The solutions file's size when the tail was committed: everything before the tail's lines."""
     pending: int
     """Classes written by parts not finished: a resume looks up each class it opens (`was_written`)."""
+    session: int = 0
+    """The number of the run that wrote the journal last (0: the first; one more at each resume)."""
 
     @property
     def weighted(self) -> int:
@@ -268,7 +273,7 @@ class Journal:
     """One run's journal file. Open it with `Journal.start` (a new run) or `Journal.resume`."""
 
     def __init__(self, path: Path, db: sqlite3.Connection, digest: int, complete: bool, created: bool,
-                 written: int = 0, out_bytes: int = 0):
+                 written: int = 0, out_bytes: int = 0, session: int = 0):
         self.path = path
         self._db = db
         self._digest = digest
@@ -276,6 +281,8 @@ class Journal:
         self.written = written
         """Classes written (committed) so far."""
         self._meta = {"classes": str(written), "out_bytes": str(out_bytes)}
+        self.session = session
+        """This run's number: 0, then one more at each resume (the rows of classes written are marked with it)."""
         self.created = created
         """Made by this run (so this run may remove it again)."""
         self.failed = False
@@ -305,7 +312,8 @@ class Journal:
         parts, sizes = plan()
         meta = {"format": str(FORMAT), "fingerprint": digest, "puzzle": puzzle, "argv": json.dumps(list(argv)),
                 "numberings": str(1 + len(broken.problem.label_symmetries)), "planned": str(len(parts)),
-                "started": repr(time.time()), "complete": "0", "classes": "0", "out_bytes": "0"}
+                "started": repr(time.time()), "complete": "0", "classes": "0", "out_bytes": "0",
+                "session": "0"}
         tmp, total = _build(path, meta, [_part_row(i, p, s) for i, (p, s) in enumerate(zip(parts, sizes, strict=True))])
         try:
             if damaged is not None:
@@ -344,16 +352,21 @@ class Journal:
                                  f"aside (to {path}.damaged) and starts again", where=exc.where) from None
         import sqlite3
 
+        restored = contents.restored
+        session = restored.session + 1
+        total = contents.digest - _row_hash("meta", ("session", str(restored.session))) \
+            + _row_hash("meta", ("session", str(session)))
         try:
             db = _connect(path)
             with db:
                 db.execute("BEGIN IMMEDIATE")
+                db.execute("UPDATE meta SET value = ? WHERE key = 'session'", (str(session),))
+                db.execute("UPDATE meta SET value = ? WHERE key = 'digest'", (_hex(total),))
                 db.execute("UPDATE meta SET value = ? WHERE key = 'updated'", (repr(time.time()),))
         except sqlite3.Error as exc:
             raise _cannot_write(path, exc) from None
-        restored = contents.restored
-        return cls(path, db, contents.digest, contents.summary.complete, created=False, written=restored.written,
-                   out_bytes=restored.out_bytes), restored
+        return cls(path, db, total % _MOD, contents.summary.complete, created=False, written=restored.written,
+                   out_bytes=restored.out_bytes, session=session), restored
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -377,7 +390,7 @@ class Journal:
             raise CpsolveError("cannot write the journal after a failed write", where=str(self.path), exit_code=1)
         db = self._db
         new_parts = [_part_row(i, prefix, size) for i, prefix, size in given_back]
-        written = [(digest, part) for digest, part, _ in classes]
+        written = [(digest, part, self.session) for digest, part, _ in classes]
         tail = [(c.index, c.id, c.assemblies, int(c.mirror_distinct), json.dumps(c.placements, separators=(",", ":")))
                 for _, _, c in classes]
         meta = {"classes": str(self.written + len(classes)), "out_bytes": str(int(out_bytes))}
@@ -391,12 +404,14 @@ class Journal:
             with db:
                 db.execute("BEGIN IMMEDIATE")
                 db.executemany("INSERT INTO parts (part, prefix, size) VALUES (?, ?, ?)", [r[:3] for r in new_parts])
-                db.executemany("INSERT INTO written VALUES (?, ?)", written)
+                db.executemany("INSERT INTO written VALUES (?, ?, ?)", written)
                 for digest, part in claimed:
-                    old = db.execute("SELECT part FROM written WHERE digest = ?", (digest,)).fetchone()
-                    if old is not None and old[0] != part:
-                        total += _row_hash("written", (digest, part)) - _row_hash("written", (digest, old[0]))
-                        db.execute("UPDATE written SET part = ? WHERE digest = ?", (part, digest))
+                    old = db.execute("SELECT digest, part, session FROM written WHERE digest = ?", (digest,)).fetchone()
+                    new = (digest, part, self.session)
+                    if old is not None and old != new:
+                        total += _row_hash("written", new) - _row_hash("written", old)
+                        db.execute("UPDATE written SET part = ?, session = ? WHERE digest = ?", (part, self.session,
+                                                                                              digest))
                 # The tail is this commit's classes (none, maybe): those before are in the file, out_bytes long.
                 total -= sum(_row_hash("tail", r) for r in _rows(db, "tail", [0]))
                 db.execute("DELETE FROM tail")
@@ -409,9 +424,13 @@ class Journal:
                     db.execute(f"UPDATE parts SET done = 1, {', '.join(f'{c} = ?' for c in COUNTS)}, seconds = ?, "
                                "nodes = ?, finished_at = ? WHERE part = ?",
                                (*(int(v) for v in counts), float(seconds), int(nodes), time.time(), part))
-                    gone = db.execute("SELECT digest, part FROM written WHERE part = ?", (part,)).fetchall()
+                    # What it wrote or claimed in this session: it has counted those (rows of an earlier session
+                    # that it did not meet again are in what it gave back: a part made of that meets them).
+                    mine = (part, self.session)
+                    gone = db.execute("SELECT digest, part, session FROM written WHERE part = ? AND session = ?",
+                                      mine).fetchall()
                     total -= sum(_row_hash("written", r) for r in gone)
-                    db.execute("DELETE FROM written WHERE part = ?", (part,))
+                    db.execute("DELETE FROM written WHERE part = ? AND session = ?", mine)
                 self._set_meta(db, total, **meta)
         except sqlite3.Error as exc:
             self.failed = True
@@ -634,6 +653,7 @@ class _Meta:
     complete: bool
     classes: int
     out_bytes: int
+    session: int
     digest: str
 
 
@@ -671,7 +691,7 @@ class _Checker:
                 "symmetry breaking): resume it with the same puzzle and options", where=str(self.path),
                 field="journal")
         parts = self.parts(m.planned)
-        pending = self.written(len(parts))
+        pending = self.written(len(parts), m.session)
         tail = self.tail()
         all_done = all(p[3] for p in parts)
         done = [p for p in parts if p[3]]
@@ -702,7 +722,7 @@ class _Checker:
             done=frozenset(p[0] for p in done), counts=(weighted, found, rotations, orbits, classes, assemblies,
                                                         mirrors),
             work_done=math.fsum((p[5] or p[2]) for p in done), written=m.classes, out_bytes=m.out_bytes,
-            pending=pending)
+            pending=pending, session=m.session)
         return _Contents(summary, restored, int(m.digest, 16))
 
     def meta(self, meta: dict[object, object], every: dict[object, object]) -> _Meta:
@@ -748,7 +768,8 @@ class _Checker:
                     numberings=value("numberings", count), planned=value("planned", count),
                     started=value("started", float), updated=value("updated", float, every),
                     complete=value("complete", flag), classes=value("classes", size),
-                    out_bytes=value("out_bytes", size), digest=value("digest", digest, every))
+                    out_bytes=value("out_bytes", size), session=value("session", size),
+                    digest=value("digest", digest, every))
         if self.problem is not None and out.numberings != 1 + len(self.problem.label_symmetries):
             raise self.bad(f"meta numberings is {out.numberings}, the puzzle has "
                            f"{1 + len(self.problem.label_symmetries)}")
@@ -791,12 +812,14 @@ class _Checker:
                 raise self.bad("its planned subproblems do not partition the search")
         return out
 
-    def written(self, n_parts: int) -> int:
+    def written(self, n_parts: int, sessions: int) -> int:
         """The rows of classes written by unfinished parts, checked; how many."""
         n = 0
-        for digest, part in _rows(self.db, "written", self.acc):
-            if not (isinstance(digest, bytes) and len(digest) == 16 and isinstance(part, int) and 0 <= part < n_parts):
-                raise self.bad(f"a class written with digest {str(digest)[:20]!r} by part {part!r}")
+        for digest, part, session in _rows(self.db, "written", self.acc):
+            if not (isinstance(digest, bytes) and len(digest) == 16 and isinstance(part, int) and 0 <= part < n_parts
+                    and isinstance(session, int) and 0 <= session <= sessions):
+                raise self.bad(f"a class written with digest {str(digest)[:20]!r} by part {part!r} in session "
+                               f"{session!r}")
             n += 1
         return n
 
