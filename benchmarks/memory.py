@@ -20,8 +20,9 @@ Runs:
   on one worker, the whole run;
 - speed: Bedlam, the Tetris Cube, the Y-pentacube (25-Y) box and Conway's 5x5x5, whole runs, counts
   compared;
-- the parent's cost per class: the rods and the T-tetracube 6x6x6 on two workers with a solutions file
-  and its journal, 20 s each.
+- the parent's cost per class: the rods and the T-tetracube 6x6x6 on one worker (with `--timeout` that is a
+  forked process: the parent only counts, writes and journals) with a solutions file and its journal, 20 s
+  each.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -59,6 +61,8 @@ class Measured:
     """The parent's own CPU seconds at its last sample."""
     cpu_at_first: float
     """...and at the first sample that saw the watched file non-empty (0 without one)."""
+    cpu: float
+    """CPU seconds of the run, its workers included: steadier than wall seconds on a loaded machine."""
 
 
 def _status(pid: int) -> tuple[int, float]:
@@ -93,6 +97,7 @@ def measure(version: Path, args: list[str], cwd: Path, watch: Path | None = None
     """One `cpsolve enumerate ARGS --json` of the version at `version` (its folder on PYTHONPATH); `watch`, a
     file the run writes: the parent's CPU is also taken when it is first seen non-empty."""
     env = {**ENV, "PYTHONPATH": str(version)}
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "cpsolve", "enumerate", *args, "--json"], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -106,12 +111,14 @@ def measure(version: Path, args: list[str], cwd: Path, watch: Path | None = None
         time.sleep(SAMPLE)
     out, err = proc.communicate()
     wall = time.perf_counter() - began
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime
     if proc.returncode not in (0, 3):
         raise SystemExit(f"{version}: cpsolve enumerate {' '.join(args)} failed: {err.strip()}")
     if not out:  # the deadline passed while the puzzle was prepared (a loaded machine): nothing found
         return Measured({"total": 0, "unique_rotation": 0, "unique_symmetry": 0, "seconds": wall,
-                         "first_solution_seconds": None}, wall, peak / 1024, parent_cpu, at_first)
-    return Measured(json.loads(out), wall, peak / 1024, parent_cpu, at_first)
+                         "first_solution_seconds": None}, wall, peak / 1024, parent_cpu, at_first, cpu)
+    return Measured(json.loads(out), wall, peak / 1024, parent_cpu, at_first, cpu)
 
 
 def counts(m: Measured) -> str:
@@ -154,10 +161,11 @@ def main() -> None:
                 lines.append(f"| {limit} | {name} | {found} | {rate} | {m.peak_mb:.0f} |")
                 print(lines[-1], flush=True)
         lines += ["", "## Whole runs: peak RSS, time and counts", "",
-                  "`cpsolve enumerate MODEL --no-save -q -w 1 --json` (Aracna: `--disassemble` too). Seconds: the "
-                  "run's own (`seconds` of its JSON), wall seconds of the process in brackets.", "",
-                  "| run | version | counts (total / rotation / reflection) | seconds | peak RSS (MB) | same counts |",
-                  "|---|---|---|---:|---:|:-:|"]
+                  "`cpsolve enumerate MODEL --no-save -q -w 1 --json` (Aracna: `--disassemble` too). CPU seconds of "
+                  "the process (what to compare on a loaded machine); the run's own seconds (`seconds` of its JSON, "
+                  "wall), and the process's wall seconds in brackets.", "",
+                  "| run | version | counts (total / rotation / reflection) | CPU s | seconds | peak RSS (MB) | "
+                  "same counts |", "|---|---|---|---:|---:|---:|:-:|"]
         runs: list[tuple[str, list[str]]] = [(m, [m]) for m in ("bedlam", "tetris-cube", "y-pentacube-5x5x5",
                                                                  "conway-5x5x5")]
         if a.aracna is not None and not a.quick:
@@ -166,11 +174,11 @@ def main() -> None:
             got = {name: measure(where, [*args, "--no-save", "-q", "-w", "1"], cwd) for name, where in versions.items()}
             same = "yes" if len({counts(m) for m in got.values()}) == 1 else "NO"
             for name, m in got.items():
-                lines.append(f"| {label} | {name} | {counts(m)} | {m.out['seconds']:.2f} ({m.wall:.2f}) | "
-                             f"{m.peak_mb:.0f} | {same} |")
+                lines.append(f"| {label} | {name} | {counts(m)} | {m.cpu:.2f} | {m.out['seconds']:.2f} ({m.wall:.2f}) "
+                             f"| {m.peak_mb:.0f} | {same} |")
                 print(lines[-1], flush=True)
         lines += ["", "## The parent's cost per class", "",
-                  "`cpsolve enumerate MODEL -w 2 --timeout 20 -q --out FILE --json` (journalled, as `--out` is by "
+                  "`cpsolve enumerate MODEL -w 1 --timeout 20 -q --out FILE --json` (journalled, as `--out` is by "
                   "default): classes written, and the parent process's own CPU per class (lines, journal rows; "
                   "its CPU before the first class left out).", "",
                   "| model | version | classes | classes / s | parent CPU per class (ms) | peak RSS (MB) |",
@@ -178,7 +186,7 @@ def main() -> None:
         for model in ("rods.yaml", "t-tetracube-6x6x6"):
             for name, where in versions.items():
                 out = cwd / f"{name}.jsonl"
-                m = measure(where, [model, "-w", "2", "--timeout", "20", "-q", "--out", str(out)], cwd, watch=out)
+                m = measure(where, [model, "-w", "1", "--timeout", "20", "-q", "--out", str(out)], cwd, watch=out)
                 classes = m.out["unique_symmetry"]
                 search = m.out["seconds"] - (m.out["first_solution_seconds"] or 0.0)
                 cost = (m.parent_cpu - m.cpu_at_first) / classes * 1000 if classes else float("nan")

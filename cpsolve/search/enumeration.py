@@ -418,10 +418,17 @@ fourfold; split at once, they became 294 parts and cost 0.05 s of a 2.6 s run on
 no shorter idle tail. A giant met near the end, when little is waiting, is split as before."""
 
 
+NO_BUDGET = float(1 << 62)
+"""Budgets from here up are none: the engine counts nodes in 64-bit integers."""
+
+
 def overrun_budget(size: float, others: float = 0.0) -> int:
     """The node budget of a part estimated at `size` nodes when the other workers have `others` nodes of
-    work each still waiting (see OVERRUN, MIN_BUDGET and SHARE)."""
-    return max(MIN_BUDGET, int(OVERRUN * size), int(SHARE * others))
+    work each still waiting (see OVERRUN, MIN_BUDGET and SHARE); 0 (none) past what the engine counts to:
+    a part estimated beyond measure (the walks' product overflowed to infinity on a 27x27x27 box of rods,
+    and `int(inf)` stopped the run) is never met anyway."""
+    budget = max(MIN_BUDGET, OVERRUN * size, SHARE * others)
+    return int(budget) if budget < NO_BUDGET else 0
 
 
 def _run(judge: Judge, backend: Backend, parts: Sequence[tuple[int, ...]], order: Sequence[int], workers: int,
