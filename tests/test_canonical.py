@@ -196,3 +196,33 @@ def test_compiled_forms_equal_the_python_definition_on_a_palindromic_chain(tmp_p
     CpSatBackend().search(problem, lambda rows: found.append(rows) or None)
     canon = prepared.canonicalizer
     assert found and all(canon.forms(problem, r) == canon.python_forms(problem, r) for r in found)
+
+
+@pytest.mark.parametrize("breaking", [True, False])
+@pytest.mark.parametrize("model", ["soma", "cubissimo", "t-tetracube-6x6x2", "screws-3x3x3", "snake-27",
+                                   "snake-3x3x3-unique"])
+def test_the_judge_counts_the_models_reference_classes(model, breaking):
+    """Issue 39 on built-in models, with and without symmetry breaking: each class opened once by its
+    representative, the compiled judge equal to its Python twin on every solution; the palindromic snake's two
+    numberings of each assembly (label symmetries) are two members of its class, of which one is chosen."""
+    from cpsolve.search.backends import for_problem
+
+    puzzle = load(model)
+    prepared = prepare(puzzle, symmetry_breaking=breaking)
+    broken, canon = prepared.broken, prepared.canonicalizer
+    judge = Judge(canon, broken)
+    stretches = Stretches()
+
+    def keep(rows: tuple[int, ...]) -> None:
+        assert canon.judge(broken, rows) == canon.python_judge(broken, rows)
+        stretches.add(judge(rows))
+
+    for_problem("auto", broken.problem).search(broken.problem, keep)
+    tally = Tally(numberings=1 + len(broken.problem.label_symmetries))
+    for stretch in stretches.take():
+        tally.add(stretch)
+    ref = puzzle.reference
+    assert ref is not None
+    assert (tally.total, tally.unique_rotation, tally.unique_symmetry) == (ref.total, ref.unique_rotation,
+                                                                           ref.unique_symmetry)
+    assert tally.total == tally.orbit_total
