@@ -424,3 +424,20 @@ def test_a_journal_of_the_format_before_is_refused_in_one_line(run: Path) -> Non
         assert state(run) == before
     shown = cli("journal", "s.journal", cwd=run)
     one_line(shown, 2, "s.journal", "journal format '2'")
+
+
+@pytest.mark.parametrize("how", ["cut", "removed"])
+def test_a_solutions_file_shorter_than_the_journal_says_is_refused(how: str, run: Path) -> None:
+    """Issue 39: the journal keeps the classes of its last commit, not all of them, so a solutions file cut
+    before that (or removed) cannot be written again: a resume says so in one line and touches nothing."""
+    out = run / "s.jsonl"
+    if how == "cut":
+        out.write_bytes(out.read_bytes()[:10])
+    else:
+        out.unlink()
+    before = state(run)
+    proc = cli("enumerate", "soma", "--workers", "2", "-q", "--out", "s.jsonl", "--journal", "s.journal", "--resume",
+               cwd=run)
+    one_line(proc, 2, "s.jsonl", "the journal recorded")
+    assert {k: v for k, v in state(run).items() if not k.endswith(("-wal", "-shm"))} == \
+        {k: v for k, v in before.items() if not k.endswith(("-wal", "-shm"))}

@@ -347,14 +347,7 @@ def enumerate_classes(
     # Sizes order a pool's work and clock the progress bar; a quiet run on one worker needs neither.
     sized = workers > 1 or cluster is not None or progress is not None or journal is not None
     book, planned, planned_sizes, done, restored = _open_journal(journal, prepared, workers, backend.parts_per_worker,
-                                                                 sized)
-    try:
-        if on_ready is not None:
-            on_ready(None if restored is None else restored.out_bytes)
-    except BaseException:
-        if book is not None:
-            book.abandon()
-        raise
+                                                                 sized, on_ready)
     collect.book, collect.written = book, written
     judge = Judge(prepared.canonicalizer, prepared.broken, digests=book is not None)
     prepared.canonicalizer.prepare_judging(prepared.broken)  # once, here: forked workers share the tables
@@ -464,11 +457,14 @@ Planned = tuple["Journal | None", tuple[tuple[int, ...], ...], list[float], froz
 
 
 def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, per_worker: int,
-                  sized: bool = True) -> Planned:
+                  sized: bool = True, on_ready: Callable[[int | None], None] | None = None) -> Planned:
     """The run's subproblems, their estimated sizes and those already done, from a journal being resumed
-    (with what it restores) or from a new plan (recorded in a new journal)."""
+    (with what it restores) or from a new plan (recorded in a new journal); `on_ready` (see
+    `enumerate_classes`) called once the journal is known to be usable: a resumed one before its first
+    write, so that a run refused there (a solutions file shorter than the journal says) leaves it as it was."""
     if plan_ is not None and plan_.resume:
-        opened = Journal.resume(plan_.path, prepared.broken, plan_.others)
+        opened = Journal.resume(plan_.path, prepared.broken, plan_.others,
+                                ready=None if on_ready is None else lambda r: on_ready(r.out_bytes))
         if opened is not None:
             return opened[0], opened[1].parts, list(opened[1].sizes), opened[1].done, opened[1]
         warnings.warn(f"{plan_.path}: no run to resume there; starting from the beginning", CpsolveNotice,
@@ -485,6 +481,13 @@ def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, p
 
     book = None if plan_ is None else Journal.start(plan_.path, prepared.broken, prepared.name, plan_.argv, new_plan,
                                                     plan_.others)
+    try:
+        if on_ready is not None:
+            on_ready(None)
+    except BaseException:
+        if book is not None:
+            book.abandon()
+        raise
     parts, sizes = made[0] if made else new_plan()
     return book, parts, sizes, frozenset(), None
 

@@ -336,12 +336,13 @@ class Journal:
         return cls(path, db, total, complete=False, created=True)
 
     @classmethod
-    def resume(cls, path: Path, broken: BrokenProblem, others: Others = ()) -> tuple[Journal, Restored] | None:
+    def resume(cls, path: Path, broken: BrokenProblem, others: Others = (),
+               ready: Callable[[Restored], None] | None = None) -> tuple[Journal, Restored] | None:
         """Open an existing journal of the same problem, and what it says; None when there is none.
 
-        Everything is checked before anything is written; then a first write (the time of this resume),
-        so that a journal that cannot be written (a full disk, a read-only file) is said now, not after
-        the work."""
+        Everything is checked before anything is written, `ready(restored)` (the caller's own checks, which
+        may raise) too; then a first write (this resume's number and time), so that a journal that cannot be
+        written (a full disk, a read-only file) is said now, not after the work."""
         _check_path(path, others)
         if not _is_journal_file(path):
             return None
@@ -353,6 +354,8 @@ class Journal:
         import sqlite3
 
         restored = contents.restored
+        if ready is not None:
+            ready(restored)
         session = restored.session + 1
         total = contents.digest - _row_hash("meta", ("session", str(restored.session))) \
             + _row_hash("meta", ("session", str(session)))
