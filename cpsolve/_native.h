@@ -10,8 +10,24 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-/* n ints from the sequence `obj` into `out`, each in [lo, hi); -1 with an exception set on error. */
+/* n ints from the sequence `obj` (or bytes of C ints) into `out`, each in [lo, hi); -1 with an exception set
+ * on error. */
 static inline int cps_read_ints(PyObject *obj, int *out, Py_ssize_t n, long lo, long hi, const char *what) {
+    /* bytes holding C ints (array("i").tobytes()): read in place, no list of Python ints made for them (a
+     * 27x27x27 box's symmetry tables are a million values). */
+    if (PyBytes_Check(obj)) {
+        if (PyBytes_GET_SIZE(obj) != n * (Py_ssize_t)sizeof(int)) {
+            PyErr_Format(PyExc_ValueError, "%s: expected %zd values", what, n);
+            return -1;
+        }
+        memcpy(out, PyBytes_AS_STRING(obj), (size_t)n * sizeof(int));
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (out[i] < lo || out[i] >= hi) {
+                PyErr_Format(PyExc_ValueError, "%s: value %d out of range [%ld, %ld)", what, out[i], lo, hi);
+                return -1;
+            }
+        return 0;
+    }
     PyObject *seq = PySequence_Fast(obj, what);
     if (seq == NULL) return -1;
     if (PySequence_Fast_GET_SIZE(seq) != n) {

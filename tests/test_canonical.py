@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cpsolve.problem.canonical import Canonicalizer, Tally
+from cpsolve.problem.canonical import Canonicalizer, Judge, Stretches, Tally
 from cpsolve.problem.placements import packing_problem as build_problem
 from cpsolve.problem.symmetry import container_group
 from cpsolve.puzzle.catalog import load
@@ -97,46 +97,62 @@ def sorted_key(sol):
     return sorted((p, sorted(cells)) for p, cells in sol)
 
 
-@settings(max_examples=20, deadline=None)
-@given(size=st.sampled_from([(2, 2, 3), (2, 3, 3), (2, 2, 4), (1, 3, 4), (2, 2, 2)]), n_pieces=st.integers(3, 6),
-       seed=st.integers(0, 10**6))
-def test_tally_matches_brute_force_orbits(size, n_pieces, seed):
-    parts = random_partition(size, n_pieces, seed)
-    problem = build_problem(puzzle_from(parts, size))
-    group = container_group(problem.cells)
-    canon = Canonicalizer(problem, group)
-    found: list[tuple[int, ...]] = []
-    CpSatBackend().search(problem, found.append)
-    assert problem.check_solution(found[0]) is None
-    tally = Tally()
-    for rows in found:
-        tally.add(canon.forms(problem, rows), 1)
+def judged_tally(puzzle: Puzzle, breaking: bool = True) -> tuple[Tally, list[tuple[int, ...]], list[str]]:
+    """The memoryless count of a puzzle: every solution the broken search finds judged, here (the compiled judge
+    checked against its Python twin on each), summed into a Tally; the full problem's solutions (no breaking),
+    the reference; the ids of the classes opened."""
+    prepared = prepare(puzzle, symmetry_breaking=breaking)
+    broken, canon = prepared.broken, prepared.canonicalizer
+    judge = Judge(canon, broken)
+    tally, ids = Tally(), []
+    stretches = Stretches()
+
+    def keep(rows: tuple[int, ...]) -> None:
+        assert canon.judge(broken, rows) == canon.python_judge(broken, rows)
+        verdict = judge(rows)
+        if verdict.opened is not None:
+            ids.append(verdict.opened.id)
+        stretches.add(verdict)
+
+    DlxBackend().search(broken.problem, keep)
+    for stretch in stretches.take():
+        tally.add(stretch)
+    tally.numberings = 1 + len(broken.problem.label_symmetries)
+    everything: list[tuple[int, ...]] = []
+    DlxBackend().search(prepared.problem, everything.append)
+    return tally, everything, ids
+
+
+def assert_brute_force(puzzle: Puzzle, breaking: bool = True) -> Tally:
+    """The judged counts are the classes found by moving every solution of the full problem by every element."""
+    tally, found, ids = judged_tally(puzzle, breaking)
+    problem = build_problem(puzzle)
+    group = container_group(problem.cells, problem.cell_classes)
     rotations = [g for g in group if not g.is_reflection]
     mirror = problem.mirror_labels
     by_rotation = brute_force_classes(problem, found, rotations, None)
     by_symmetry = brute_force_classes(problem, found, group, mirror) if mirror else by_rotation
     assert tally.total == len(found) == tally.orbit_total
     assert tally.unique_rotation == len(by_rotation)
-    assert tally.unique_symmetry == len(by_symmetry)
+    assert tally.unique_symmetry == len(by_symmetry) == len(set(ids))
+    return tally
+
+
+@settings(max_examples=20, deadline=None)
+@given(size=st.sampled_from([(2, 2, 3), (2, 3, 3), (2, 2, 4), (1, 3, 4), (2, 2, 2)]), n_pieces=st.integers(3, 6),
+       seed=st.integers(0, 10**6), breaking=st.booleans())
+def test_tally_matches_brute_force_orbits(size, n_pieces, seed, breaking):
+    """Each class opened once by its representative among the solutions the broken search reaches."""
+    assert_brute_force(puzzle_from(random_partition(size, n_pieces, seed), size), breaking)
 
 
 def test_identical_copies_are_interchangeable_but_their_boundaries_count():
     # Six dominoes in a 2x2x3 box: the labels alone are all "D"; the copies' boundaries
-    # are what tells the solutions apart.
+    # are what tells the solutions apart. No piece is used once: the key is a cell.
     domino = ((0, 0, 0), (1, 0, 0))
-    problem = build_problem(Puzzle("dominoes", box_cells((2, 2, 3)), (Piece("D", domino, 6),)))
-    group = container_group(problem.cells)
-    canon = Canonicalizer(problem, group)
-    found: list[tuple[int, ...]] = []
-    CpSatBackend().search(problem, found.append)
-    tally = Tally()
-    for rows in found:
-        tally.add(canon.forms(problem, rows), 1)
-    rotations = [g for g in group if not g.is_reflection]
-    assert len(found) == 32  # domino tilings of 2x2x3 (no two count the same set of dominoes)
-    assert tally.unique_rotation == len(brute_force_classes(problem, found, rotations, None))
-    assert tally.unique_symmetry == len(brute_force_classes(problem, found, group, problem.mirror_labels))
-    assert tally.unique_rotation > 1 and tally.orbit_total == 32
+    puzzle = Puzzle("dominoes", box_cells((2, 2, 3)), (Piece("D", domino, 6),))
+    tally = assert_brute_force(puzzle)
+    assert tally.unique_rotation > 1 and tally.orbit_total == 32  # domino tilings of 2x2x3
 
 
 # ---------------------------------------------------------------- the compiled twin
@@ -180,3 +196,33 @@ def test_compiled_forms_equal_the_python_definition_on_a_palindromic_chain(tmp_p
     CpSatBackend().search(problem, lambda rows: found.append(rows) or None)
     canon = prepared.canonicalizer
     assert found and all(canon.forms(problem, r) == canon.python_forms(problem, r) for r in found)
+
+
+@pytest.mark.parametrize("breaking", [True, False])
+@pytest.mark.parametrize("model", ["soma", "cubissimo", "t-tetracube-6x6x2", "screws-3x3x3", "snake-27",
+                                   "snake-3x3x3-unique"])
+def test_the_judge_counts_the_models_reference_classes(model, breaking):
+    """Issue 39 on built-in models, with and without symmetry breaking: each class opened once by its
+    representative, the compiled judge equal to its Python twin on every solution; the palindromic snake's two
+    numberings of each assembly (label symmetries) are two members of its class, of which one is chosen."""
+    from cpsolve.search.backends import for_problem
+
+    puzzle = load(model)
+    prepared = prepare(puzzle, symmetry_breaking=breaking)
+    broken, canon = prepared.broken, prepared.canonicalizer
+    judge = Judge(canon, broken)
+    stretches = Stretches()
+
+    def keep(rows: tuple[int, ...]) -> None:
+        assert canon.judge(broken, rows) == canon.python_judge(broken, rows)
+        stretches.add(judge(rows))
+
+    for_problem("auto", broken.problem).search(broken.problem, keep)
+    tally = Tally(numberings=1 + len(broken.problem.label_symmetries))
+    for stretch in stretches.take():
+        tally.add(stretch)
+    ref = puzzle.reference
+    assert ref is not None
+    assert (tally.total, tally.unique_rotation, tally.unique_symmetry) == (ref.total, ref.unique_rotation,
+                                                                           ref.unique_symmetry)
+    assert tally.total == tally.orbit_total

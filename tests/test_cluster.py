@@ -26,6 +26,7 @@ import pytest
 from conftest import children
 
 from cpsolve.errors import CpsolveError
+from cpsolve.problem.canonical import Judge, Stretch
 from cpsolve.puzzle.catalog import load
 from cpsolve.search import cluster
 from cpsolve.search.backends import SearchStats, Status, for_problem
@@ -71,18 +72,19 @@ class Run:
     def __init__(self, prepared: Prepared, limit: int = 0):
         self.prepared, self.limit = prepared, limit
         self.result = EnumerationResult(prepared.name, "dlx", "")
-        self.rows: dict[int, list[tuple[int, ...]]] = {}
+        self.rows: dict[int, tuple[int, list[str]]] = {}
+        """Part -> solutions handed over from it, and the ids of the classes they opened."""
         self.finished: list[int] = []
         self.stats: dict[int, SearchStats] = {}
         self.after_stop = 0
         self.stopped = False
 
-    def collect(self, part: int, rows: tuple[int, ...]) -> bool:
+    def collect(self, part: int, stretch: Stretch) -> bool:
         if self.stopped:
             self.after_stop += 1
-        p = self.prepared
-        self.rows.setdefault(part, []).append(rows)
-        self.result.tally.add(p.canonicalizer.forms(p.broken.problem, rows), p.broken.weight_of(rows))
+        found, ids = self.rows.get(part, (0, []))
+        self.rows[part] = (found + stretch.found, ids + ([stretch.opened.id] if stretch.opened else []))
+        self.result.tally.add(stretch)
         self.stopped = bool(self.limit) and self.result.tally.unique_symmetry >= self.limit
         return self.stopped
 
@@ -99,20 +101,27 @@ class Run:
 
 def go(run: Run, parts: list[tuple[int, ...]], order: list[int], address: str, backend: object = None,
        deadline: float | None = None) -> None:
-    problem = run.prepared.broken.problem
-    chosen = for_problem("dlx", problem) if backend is None else backend
-    cluster.run_cluster(problem, chosen, parts, order, address, deadline, run.collect, run.done, run.result)
+    chosen = for_problem("dlx", run.prepared.broken.problem) if backend is None else backend
+    cluster.run_cluster(judge_of(run.prepared), chosen, parts, order, address, deadline, run.collect, run.done,
+                        run.result)
 
 
-def serial_rows(prepared: Prepared, parts: list[tuple[int, ...]]) -> dict[int, list[tuple[int, ...]]]:
-    """Each part's solutions, searched here one part after the other."""
-    out: dict[int, list[tuple[int, ...]]] = {}
+def judge_of(prepared: Prepared) -> Judge:
+    return Judge(prepared.canonicalizer, prepared.broken)
+
+
+def serial_rows(prepared: Prepared, parts: list[tuple[int, ...]]) -> dict[int, tuple[int, list[str]]]:
+    """Each part's solutions (how many) and the ids of the classes they open, searched here one part after the
+    other."""
+    out: dict[int, tuple[int, list[str]]] = {}
     backend = DlxBackend()
+    judge = judge_of(prepared)
     for i, forced in enumerate(parts):
         found: list[tuple[int, ...]] = []
         backend.search(prepared.broken.problem, found.append, forced=forced)
         if found:
-            out[i] = found
+            opened = [v.opened.id for v in map(judge, found) if v.opened is not None]
+            out[i] = (len(found), opened)
     return out
 
 
@@ -131,10 +140,11 @@ def test_every_part_once_and_the_serial_counts(scheduler):
     assert run.result.status is Status.COMPLETE
     assert run.counts() == serial_counts(prepared) == SOMA
     assert sorted(run.finished) == list(range(len(parts)))  # each part finished once
-    assert all(run.stats[i].status is Status.COMPLETE and run.stats[i].solutions == len(run.rows.get(i, []))
+    assert all(run.stats[i].status is Status.COMPLETE and run.stats[i].solutions == run.rows.get(i, (0, []))[0]
                for i in order)
     reference = serial_rows(prepared, parts)
-    assert {i: sorted(r) for i, r in run.rows.items()} == {i: sorted(r) for i, r in reference.items()}
+    assert {i: (n, sorted(r)) for i, (n, r) in run.rows.items() if n} == \
+        {i: (n, sorted(r)) for i, (n, r) in reference.items()}
 
 
 @pytest.mark.slow
@@ -164,7 +174,8 @@ def test_a_resumed_run_runs_only_the_parts_it_is_given(scheduler):
     assert run.result.status is Status.COMPLETE
     assert sorted(run.finished) == left
     reference = serial_rows(prepared, parts)
-    assert {i: sorted(r) for i, r in run.rows.items()} == {i: sorted(reference[i]) for i in left if i in reference}
+    assert {i: (n, sorted(r)) for i, (n, r) in run.rows.items() if n} == \
+        {i: (reference[i][0], sorted(reference[i][1])) for i in left if i in reference}
 
 
 def test_the_collector_stops_the_run(scheduler):
@@ -251,8 +262,7 @@ def test_a_lost_workers_part_is_redone_and_counted_once(tmp_path):
                 killed.append(inside[0])
         return []
 
-    problem = prepared.broken.problem
-    cluster.run_cluster(problem, TracedDlx(tmp_path, parts[slow]), parts, order, "local:2", None,
+    cluster.run_cluster(judge_of(prepared), TracedDlx(tmp_path, parts[slow]), parts, order, "local:2", None,
                         run.collect, done, run.result)
     assert killed, "no worker was killed"
     assert run.result.status is Status.COMPLETE
@@ -262,7 +272,7 @@ def test_a_lost_workers_part_is_redone_and_counted_once(tmp_path):
     assert run.stats[slow].details["pid"] != killed[0]
     assert Counter(run.finished) == Counter(order)
     assert run.counts() == serial_counts(prepared)
-    assert run.result.tally.found == sum(map(len, serial_rows(prepared, parts).values()))
+    assert run.result.tally.found == sum(n for n, _ in serial_rows(prepared, parts).values())
     assert workers_here() - before == set()  # the local cluster's workers are gone
 
 

@@ -135,6 +135,47 @@ def test_a_dead_workers_part_is_rerun_and_nothing_is_counted_twice(tmp_path):
         os.waitpid(-1, os.WNOHANG)  # every worker was reaped
 
 
+class FicklePart(DyingBackend):
+    """A backend that breaks the promise a rerun relies on: run again after its worker died, the doomed part
+    lists its solutions in another order. The first time, its worker dies once its first `after` solutions
+    have surely been sent (a pause past the worker's FLUSH before the last of them sends the batch)."""
+
+    def _search(self, problem, forced, run):  # type: ignore[no-untyped-def]
+        if forced != self.doomed:
+            return super(DyingBackend, self)._search(problem, forced, run)
+        found: list[tuple[int, ...]] = []
+        emit = run.emit
+        run.emit = lambda rows: found.append(rows) or False  # type: ignore[method-assign]
+        super(DyingBackend, self)._search(problem, forced, run)
+        if self.marker.exists():
+            found.reverse()
+        for k, rows in enumerate(found, 1):
+            if k == self.after and not self.marker.exists():
+                time.sleep(0.1)
+                emit(rows)
+                self.marker.write_text("died")
+                time.sleep(0.2)  # let the batch reach the parent
+                os.kill(os.getpid(), signal.SIGKILL)
+            if emit(rows):
+                return None
+        return None
+
+
+def test_a_rerun_that_lists_other_solutions_stops_the_run_rather_than_miscount(tmp_path):
+    """Issue 39: a dead worker's part is run again skipping the solutions the parent already counted, checked by
+    their running hash; a backend whose rerun lists them otherwise is one line, exit 1, not a wrong count."""
+    prepared = prepare(load("soma"))
+    doomed, n = busiest_part(prepared, 2)
+    parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
+    with pytest.raises(CpsolveError) as err:
+        enumerate_classes(prepared, FicklePart(doomed, n // 2, tmp_path / "died"), workers=2)
+    assert err.value.exit_code == 1
+    assert (f"a worker failed on subproblem {parts.index(doomed) + 1}: the backend listed other solutions when "
+            f"subproblem {parts.index(doomed) + 1} was run again") in str(err.value)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
 def test_a_part_that_kills_its_worker_twice_stops_the_run_naming_it(tmp_path):
     prepared = prepare(load("soma"))
     doomed, n = busiest_part(prepared, 2)

@@ -253,3 +253,44 @@ def test_show_and_decode_answer_in_one_line(cnf, answer, lines, index, tmp_path_
     assert_one_line_outcome(code, err)
     code, _out, err = run_main(["show", str(folder / f"s{n}.jsonl"), "--index", str(index)], capsys, monkeypatch)
     assert_one_line_outcome(code, err)
+
+
+# -- counting without remembering classes (issue 39) ---------------------------------------------------
+
+
+@st.composite
+def varied_puzzles(draw: st.DrawFn) -> object:
+    """Small puzzles with a known solution and each feature the memoryless count must get right: identical
+    copies (shapes a partition repeats), mirror partners (a half-box partition and its mirror image: every
+    chiral piece meets its partner), optional cells filled or not by a piece with a range (0 to k monocubes)."""
+    from test_canonical import puzzle_from, random_partition
+
+    from cpsolve.puzzle.geometry import box_cells
+    from cpsolve.puzzle.model import Piece, Puzzle
+
+    kind = draw(st.sampled_from(["plain", "mirrored", "optional"]))
+    seed = draw(st.integers(0, 10**6))
+    if kind == "mirrored":
+        a, b, c = draw(st.sampled_from([(2, 2, 1), (2, 3, 1), (1, 3, 2), (2, 2, 2), (3, 3, 1)]))
+        half = random_partition((a, b, c), draw(st.integers(1, 3)), seed)
+        parts = half + [[(x, y, 2 * c - 1 - z) for x, y, z in cells] for cells in half]
+        return puzzle_from(parts, (a, b, 2 * c))
+    size = draw(st.sampled_from([(2, 2, 2), (2, 2, 3), (1, 3, 4), (2, 3, 3)]))
+    puzzle = puzzle_from(random_partition(size, draw(st.integers(2, 5)), seed), size)
+    if kind == "plain":
+        return puzzle
+    # Optional cells: a few cells on top of the box, symmetric or not, and monocubes that may fill them.
+    top = [(x, y, size[2]) for x in range(size[0]) for y in range(size[1])]
+    extra = draw(st.lists(st.sampled_from(top), min_size=1, max_size=3, unique=True))
+    mono = Piece("M", ((0, 0, 0),), len(extra), min_count=0)
+    return Puzzle("optional", tuple(box_cells(size)) + tuple(extra), (*puzzle.pieces, mono), optional=tuple(extra))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(puzzle=varied_puzzles(), breaking=st.booleans())
+def test_memoryless_counts_match_brute_force(puzzle: object, breaking: bool) -> None:
+    """The three counts from each class's representative alone (no class remembered) are the classes found by
+    moving every solution of the full problem by every symmetry; the weights and the orbits agree."""
+    from test_canonical import assert_brute_force
+
+    assert_brute_force(puzzle, breaking)  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ import pytest
 from cpsolve.errors import CpsolveError
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends import for_problem
-from cpsolve.search.enumeration import JournalPlan, enumerate_classes, prepare
+from cpsolve.search.enumeration import COMMIT_CLASSES, JournalPlan, enumerate_classes, prepare
 from cpsolve.search.journal import Journal, fingerprint, summary
 from cpsolve.search.parts import plan, split, tiles
 from cpsolve.search.result import EnumerationResult
@@ -105,7 +105,9 @@ def test_y_pentacube_box_killed_three_times(tmp_path: Path) -> None:
 
 
 def test_resume_serial_run_in_process(tmp_path: Path) -> None:
-    """In-process: a run stopped by its limit resumes with the same split and counts the rest once."""
+    """In-process: a run stopped by its limit resumes with the same split and counts the rest once. The
+    resume hands on again only the classes of the first run's last commit (a file may lack them: journal.py),
+    then every class the first run did not hand on, each once."""
     prepared = prepare(load("conway-5x5x5"))
     engine = for_problem("dlx", prepared.problem)
     book = tmp_path / "c.journal"
@@ -117,7 +119,9 @@ def test_resume_serial_run_in_process(tmp_path: Path) -> None:
     rest = enumerate_classes(prepared, engine, workers=1, journal=JournalPlan(book, resume=True),
                              on_class=lambda c: replayed.append(c.index))
     assert (rest.tally.total, rest.tally.unique_rotation, rest.tally.unique_symmetry) == CONWAY
-    assert sorted(replayed) == list(range(CONWAY[2]))
+    again = sorted(set(seen) & set(replayed))
+    assert 0 < len(again) <= COMMIT_CLASSES and again == list(range(again[0], len(seen)))  # the last commit's
+    assert sorted(seen + replayed[len(again):]) == list(range(CONWAY[2])) and sorted(replayed) == replayed
     done = summary(book)
     assert done.complete and done.parts_done == done.parts == rest.subproblems
 
@@ -134,7 +138,7 @@ def test_refusals_are_one_line(tmp_path: Path) -> None:
     journal = tmp_path / "run.journal"
     stopped = cpsolve("enumerate", "conway-5x5x5", "--workers", "2", "--limit", "400", "--quiet", "--no-save",
                       "--journal", str(journal), cwd=tmp_path)
-    assert "--resume continues the run" in stopped.stdout
+    assert "--resume and without --limit continues the run" in stopped.stdout  # stopped by its --limit
     # Not resumed: refused, the work it holds is kept.
     again = cpsolve("enumerate", "conway-5x5x5", "--quiet", "--no-save", "--journal", str(journal), cwd=tmp_path,
                     check=False)
@@ -174,10 +178,12 @@ def test_commit_is_one_transaction(tmp_path: Path) -> None:
     book = tmp_path / "s.journal"
     result = enumerate_classes(prepared, for_problem("dlx", prepared.problem), workers=2, journal=JournalPlan(book))
     db = sqlite3.connect(book)
-    classes = db.execute("SELECT count(*) FROM classes").fetchone()[0]
-    weighted = db.execute("SELECT sum(weighted) FROM parts WHERE done").fetchone()[0]
-    orbits = db.execute("SELECT sum(orbit) FROM rotations").fetchone()[0]
+    classes, weighted, orbits = db.execute("SELECT sum(classes), sum(weighted), sum(orbits) FROM parts WHERE done"
+                                           ).fetchone()
     assert (weighted, classes) == (result.tally.total, 240) and orbits == 11520
+    # No key is kept: the finished parts' classes are their counts, and only the last commit's are whole.
+    assert db.execute("SELECT count(*) FROM written").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM tail").fetchone()[0] <= COMMIT_CLASSES
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
     with pytest.raises(CpsolveError, match="different problem"):
@@ -332,3 +338,74 @@ def test_tiles_tells_a_partition_of_the_search_from_anything_else() -> None:
     assert not tiles(broken, [*parts, parts[0]])  # a part twice: counted twice
     assert tiles(broken, [*parts[1:], *split(broken.problem, parts[0])])  # one part split further: still one
     assert not tiles(broken, [parts[0][:-1], *parts])  # a part and one inside it
+
+
+def test_a_run_stopped_by_its_limit_is_continued_without_it(tmp_path: Path) -> None:
+    """Issue 39 item 5: `cpsolve journal` suggested resuming with the same --limit N, which stops at once (the
+    classes written count toward it). The suggestion drops it, in both spellings, and it continues the run."""
+    first = cpsolve("enumerate", "soma", "--limit", "50", "-q", "--out", "s.jsonl", "--journal", "s.journal",
+                    cwd=tmp_path)
+    assert "with --resume and without --limit continues the run" in first.stdout
+    shown = cpsolve("journal", "s.journal", cwd=tmp_path).stdout
+    (resume,) = [line for line in shown.splitlines() if line.startswith("continue with: ")]
+    words = shlex.split(resume.removeprefix("continue with: "))
+    assert words[-1] == "--resume" and "--limit" not in words and "50" not in words
+    done = cpsolve(*words[1:], "--json", cwd=tmp_path)
+    assert counts(done.stdout) == (11520, 480, 240)
+    solutions_file_ok(tmp_path / "s.jsonl", 240)
+    from cpsolve.search.journal import _without_limit
+
+    assert _without_limit(["cpsolve", "enumerate", "x", "--limit=7", "-q"]) == ("cpsolve", "enumerate", "x", "-q")
+
+
+def test_a_deadline_then_resumes_continue_from_there(tmp_path: Path) -> None:
+    """Issue 39 item 3: a journalled run cut by --timeout, resumed, goes on from where the journal stands: the
+    file only grows, each class once, and what the journal counts as written is in it. (A resume runs the
+    unfinished subproblems again from their start, passing over the classes they had written, so it needs
+    longer than the run before to write new ones: this box has two subproblems, each far longer than that.)"""
+    base = ["enumerate", "t-tetracube-6x6x6", "-q", "--json", "--out", "t.jsonl", "--journal", "t.journal"]
+    sizes = []
+    for n, seconds in enumerate(("2", "6")):
+        run = cpsolve(*base, "--timeout", seconds, *(["--resume"] if n else []), cwd=tmp_path, check=False)
+        assert run.returncode == 3, run.stderr  # cut by its deadline
+        lines = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
+        assert [line["class"] for line in lines] == list(range(len(lines)))
+        assert len({line["id"] for line in lines}) == len(lines)
+        assert summary(tmp_path / "t.journal").classes == len(lines)
+        sizes.append(len(lines))
+    assert 0 < sizes[0] < sizes[1], sizes
+
+
+def test_classes_written_before_a_resume_that_splits_their_part_are_not_written_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39: the journal keeps a digest of each class written by an unfinished part. A resume that runs that
+    part with a node budget gives back the region where the first run had found some of them: the parts made
+    of it find them, and the journal tells them apart (claimed by the part that met them again), so every class
+    is handed on exactly once across both runs, and the counts end exact."""
+    from cpsolve.search import enumeration
+
+    prepared = prepare(load("conway-5x5x5"))
+    engine = for_problem("dlx", prepared.problem)
+    book = tmp_path / "c.journal"
+    first_ids: list[str] = []
+    first = enumerate_classes(prepared, engine, workers=1, limit=200, journal=JournalPlan(book),
+                              on_class=lambda c: first_ids.append(c.id))
+    assert first.status.value == "stopped" and first.subproblems_done < first.subproblems
+    db = sqlite3.connect(book)
+    pending = db.execute("SELECT count(*) FROM written").fetchone()[0]
+    tail = [row[0] for row in db.execute("SELECT id FROM tail ORDER BY idx")]
+    db.close()
+    assert pending > 0  # classes written by the part the limit stopped
+    monkeypatch.setattr(enumeration, "MIN_BUDGET", 300)
+    monkeypatch.setattr(enumeration, "OVERRUN", 0.5)
+    monkeypatch.setattr(enumeration, "SHARE", 0.0)
+    rest_ids: list[str] = []
+    rest = enumerate_classes(prepared, engine, workers=2, journal=JournalPlan(book, resume=True),
+                             on_class=lambda c: rest_ids.append(c.id))
+    assert (rest.tally.total, rest.tally.unique_rotation, rest.tally.unique_symmetry) == CONWAY
+    assert rest.subproblems > first.subproblems  # parts were given back
+    assert rest_ids[: len(tail)] == tail  # the last commit's classes again, for a file that may lack them
+    written = first_ids + rest_ids[len(tail):]
+    assert len(written) == len(set(written)) == CONWAY[2]
+    end = summary(book)
+    assert end.complete and end.classes == CONWAY[2]

@@ -103,3 +103,13 @@ def test_a_pipeline_reports_a_dead_worker_in_one_line():
             line.put(n)
         line.finish()
     assert set(children()) == before
+
+
+def test_a_part_estimated_beyond_measure_has_no_budget() -> None:
+    """The walks' estimate of a 27x27x27 box of rods overflows to infinity; its budget was int(inf), and two
+    workers stopped with "internal error: OverflowError" before searching (found measuring issue 39)."""
+    from cpsolve.search.enumeration import MIN_BUDGET, overrun_budget
+
+    assert overrun_budget(float("inf")) == 0 and overrun_budget(1.0, float("inf")) == 0
+    assert overrun_budget(1e30) == 0  # past a 64-bit node count: none either
+    assert overrun_budget(10.0) == MIN_BUDGET

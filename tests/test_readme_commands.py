@@ -133,7 +133,8 @@ for _bench in ("scaling.py --only workers --repeats 5", "pictures.py", "design.p
                "disassembly.py --burrtxt peers/bin/burrTxt", "explain.py", "canonical.py", "cpsat.py",
                "scaling.py", "scaling.py --only bedlam", "run.py --timeout 90", "run.py", "disassembly.py", "design.py",
                "sat_encodings.py", "sat_encodings.py --timeout 2", "approx.py",
-               "startup.py --burrtxt peers/bin/burrTxt --repeats 21", "workbench.py"):
+               "startup.py --burrtxt peers/bin/burrTxt --repeats 21", "workbench.py",
+               "memory.py --before DIR --aracna FILE"):
     EXCEPTIONS[f"python benchmarks/{_bench}"] = ("a benchmark: minutes of CPU, and it rewrites its measured table"
                                                  " under results/ (mypy checks the scripts in CI)")
 

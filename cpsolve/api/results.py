@@ -55,6 +55,8 @@ class Solution:
     the puzzle whatever the backend or the workers (`Source.solution(id=...)` takes a unique prefix);
     None where it is not known (a line of an older solutions file, a BurrTools file's stored assembly
     until `with_ids`)."""
+    backend_reason: str | None = field(default=None, repr=False, compare=False)
+    """From `solve`: why `auto` took `found_by` rather than dlx (None: dlx, or a backend named)."""
 
     @property
     def pieces(self) -> Mapping[str, tuple[Cell, ...]]:

@@ -100,11 +100,11 @@ def run(
     problem = prepared.problem
     lines = LineWriter(prepared.name, problem)
 
-    def ready(resumed: bool) -> None:
+    def ready(keep: int | None) -> None:
         """The journal is sound and open: only now is the solutions file emptied (or, resumed, kept)."""
         nonlocal sink
         if path is not None:
-            sink = SolutionsFile(path, keep=resumed)
+            sink = SolutionsFile(path, keep=keep)
 
     ids: list[str] = []
 
@@ -167,9 +167,17 @@ def run(
                 from ..search.pool import Pipeline, forked_pool
 
                 pipeline = Pipeline(stack.enter_context(forked_pool(workers)), _take_apart)
+
+            def written() -> int:
+                """Before a journal commit: every class handed on is in the file (taken apart first)."""
+                if pipeline is not None:
+                    send_held()
+                    emit_ready(pipeline.finish())
+                return 0 if sink is None else sink.size
+
             raw = enumerate_classes(prepared, engine, limit=limit, timeout=left, workers=workers,
                                     on_class=on_class, progress=shown, journal=book, cluster=cluster,
-                                    on_ready=ready)
+                                    on_ready=ready, written=written)
             if pipeline is not None:
                 send_held()
                 emit_ready(pipeline.finish())

@@ -71,11 +71,12 @@ def solve(puzzle: Puzzle, backend: str = "auto", *, timeout: float | None = None
         if stats.status is Status.INTERRUPTED:
             raise KeyboardInterrupt
         if stats.status is Status.TIMEOUT:
-            raise CpsolveError(f"timed out before finding a solution ({stats.backend}, {stats.seconds:.2f} s)",
+            why = f", chosen by auto: {engine.reason}" if engine.reason else ""
+            raise CpsolveError(f"timed out before finding a solution ({stats.backend}{why}, {stats.seconds:.2f} s)",
                                where=prepared.name, field="timeout", exit_code=TIMEOUT_EXIT)
         return None
     problem = prepared.broken.problem
     forms = prepared.canonicalizer.forms(problem, rows)
     return Solution(prepared.name, _frozen(labelled(problem, rows_as_placements(problem, rows))), None,
                     forms.orbit * (2 if forms.mirror_distinct else 1), forms.mirror_distinct, puzzle,
-                    stats.backend, stats.seconds, id=class_id(forms.symmetry_key))
+                    stats.backend, stats.seconds, id=class_id(forms.symmetry_key), backend_reason=engine.reason)

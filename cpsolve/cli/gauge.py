@@ -59,9 +59,9 @@ def journal_cmd(
     if s.complete:  # the run's own summary line
         typer.echo(three_counts(s.total, s.rotation_classes, s.classes))
     else:  # the same three numbers, each as far as the journal knows it
-        typer.echo(f"so far {s.classes} up to rotation and reflection, {s.rotation_classes} up to rotation (the lines "
-                   f"of the solutions file); {s.total} solutions in all in the finished subproblems (the others are "
-                   "searched again on --resume)")
+        typer.echo(f"so far {s.classes} up to rotation and reflection written (the lines of the solutions file); in "
+                   f"the finished subproblems {s.total} solutions in all, {s.rotation_classes} up to rotation (the "
+                   "others are searched again on --resume)")
     stamp = "%Y-%m-%d %H:%M:%S"
     typer.echo(f"started {time.strftime(stamp, time.localtime(s.started))}, last recorded "
                f"{time.strftime(stamp, time.localtime(s.updated))}; fingerprint {s.fingerprint}")

@@ -124,8 +124,9 @@ def enumerate_cmd(
     else:
         _print_summary(result, sort)
         if result.journal is not None and not result.complete:
+            same = "the same command with --resume" + (" and without --limit" if limit else "")
             typer.echo(f"journal {api.printable(result.journal)}: {result.subproblems_done} of "
-                       f"{result.subproblems} subproblems done; the same command with --resume continues the run")
+                       f"{result.subproblems} subproblems done; {same} continues the run")
         if src.kind == "xmpuzzle":
             c = result.counts
             typer.echo(f"BurrTools counts assemblies up to rotation and, unless 'Keep Mirror Solutions' is on, "
@@ -206,7 +207,8 @@ def solve(
         typer.echo(f"{api.printable(puzzle.name)}: has no solution")
         raise typer.Exit(1)
     typer.echo(str(found))
-    typer.echo(f"\nfound by {found.found_by} in {found.seconds or 0:.2f} s")
+    why = f" (chosen by auto: {found.backend_reason})" if found.backend_reason else ""
+    typer.echo(f"\nfound by {found.found_by}{why} in {found.seconds or 0:.2f} s")
 
 
 @app.command()

@@ -77,30 +77,47 @@ def check_destination(path: Path, puzzle: Path | None = None) -> None:
 class SolutionsFile:
     """The solutions file as a run writes it: one line per class, each flushed.
 
-    A fresh run empties it. A resumed run keeps it: the journal's classes come again first, in order,
-    and each line that is already there, the same, is passed over instead of written again; the file is
-    cut only at the first line that differs (a file written past the journal before a full disk, or
-    edited by hand). The file is always a prefix of the journal's classes (see enumeration.py), so a
-    resume only ever appends to it: a kill in the middle of one loses no line.
+    A fresh run empties it (`keep` None). A resumed run keeps its first `keep` bytes (what the journal
+    recorded: every line before its last commit's classes) and cuts what follows only where it differs:
+    the journal's last classes come again first, in order, and each line that is already there, the same,
+    is passed over instead of written again; the file is cut at the first line that differs (lines written
+    past the journal before a full disk, or edited by hand). The file is always a prefix of the journal's
+    classes (see enumeration.py), so a resume only ever appends to it: a kill in the middle of one loses
+    no line. A file shorter than `keep` lost lines the journal counts as written: refused, as nothing can
+    write them again.
     """
 
-    def __init__(self, path: Path, keep: bool = False):
+    def __init__(self, path: Path, keep: int | None = None):
         self.path = path
         try:
-            self._matching = keep and path.is_file()
+            self._matching = keep is not None and path.is_file()
+            if keep and not self._matching:
+                raise CpsolveError(f"is not there, but the journal recorded {keep} bytes of solutions written to it: "
+                                   "the solutions of a resumed run go on from those (move the journal away to start "
+                                   "again)", where=str(path))
             # Unbuffered: each line goes to the kernel whole as it is written (it was flushed at once anyway),
             # so that a line the disk has no room for can be taken back (below).
             self._file = open(path, "r+b" if self._matching else "wb", buffering=0)  # noqa: SIM115 - close()
+            if keep:
+                size = os.fstat(self._file.fileno()).st_size
+                if size < keep:
+                    self._file.close()
+                    raise CpsolveError(f"holds {size} bytes, but the journal recorded {keep} bytes of solutions "
+                                       "written to it: it was cut or replaced since (move the journal away to start "
+                                       "again)", where=str(path))
+                self._file.seek(keep)
         except OSError as exc:
             raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
+        self.size = keep or 0
+        """Bytes of whole lines in the file up to the last one written or passed over."""
 
     def write(self, line: str) -> None:
         data = line.encode() + b"\n"
-        at = 0
+        at = self.size
         try:
-            at = self._file.tell()
             if self._matching:
                 if self._file.read(len(data)) == data:
+                    self.size += len(data)
                     return
                 self._file.seek(at)
                 self._file.truncate()
@@ -111,6 +128,7 @@ class SolutionsFile:
                 if not wrote:
                     raise OSError(0, "no room for the line")
                 view = view[wrote:]
+            self.size += len(data)
         except OSError as exc:
             # A full disk (or a file-size limit) can take part of a line: the file is cut back to its last
             # whole line, so that it holds complete solutions only (a resume writes the rest).

@@ -23,6 +23,19 @@
  * No state survives a call except scratch buffers sized once at construction; nothing is on the stack
  * in proportion to the input.
  *
+ * judge(rows), the canonicalizer with no memory (the twin is `Canonicalizer.python_judge`): is the
+ * solution its class's representative among the members the search can reach? A member is the
+ * solution moved by an element e and renumbered by a label symmetry s (s = 0: none); its *raw* key
+ * is the moved grid with that numbering (no least-over-numberings: two numberings of one assembly
+ * are two members, as the search finds both), plus the copy ranks. It is reachable when its
+ * key-piece placement is a kept one: reach[s * n_rows + r] has bit e set when row r, moved by e and
+ * renumbered by s, is a kept key placement, and every solution holds exactly one key placement, so
+ * the member is reachable iff the OR of its rows' words has bit e. The solution is its rotation
+ * class's representative iff no reachable member by a rotation has a smaller raw key than its own
+ * (the identity's), and its class's iff no reachable member at all has. Raw keys are one-to-one on
+ * labelled solutions, so exactly one reachable member of each class passes, whichever worker meets
+ * it. Each comparison is against the solution's own key, so it stops at the first differing cell.
+ *
  * The fast path (no label symmetries, the common case): only the least image so far among rotations
  * and among reflections is kept in full. Every other element's image is compared with it cell by
  * cell as it is computed and abandoned as soon as it is known to be greater (two images of a solution
@@ -55,11 +68,16 @@ typedef struct {
     uint16_t *label_map; /* n_elements * (n_pieces + 1): the last entry maps the empty label */
     uint16_t *relabel;   /* n_relabel * n_pieces */
     uint16_t *labels, *copy, *images, *candidate, *rank; /* scratch */
+    uint64_t *reach;     /* (n_relabel + 1) * n_rows words (set_reach), or NULL: judge refuses */
+    uint64_t *acc;       /* n_relabel + 1: the OR of the loaded solution's reach words, per numbering */
+    int identity;        /* the identity element's index (set_reach) */
 } Canon;
 
 static void canon_free(Canon *c) {
     free(c->row_piece); free(c->row_start); free(c->row_cells); free(c->inverse); free(c->label_map);
     free(c->relabel); free(c->labels); free(c->copy); free(c->images); free(c->candidate); free(c->rank);
+    free(c->reach); free(c->acc);
+    c->reach = c->acc = NULL;
     c->row_piece = c->row_start = c->row_cells = c->inverse = NULL;
     c->label_map = c->relabel = c->labels = c->copy = c->images = c->candidate = c->rank = NULL;
 }
@@ -93,6 +111,7 @@ static int Canon_init(Canon *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     Py_ssize_t n_rows = PyObject_Length(row_piece), n_inverse = PyObject_Length(inverse);
+    if (PyBytes_Check(inverse)) n_inverse /= (Py_ssize_t)sizeof(int); /* C ints (array("i").tobytes()) */
     Py_ssize_t n_relabel = PyObject_Length(relabel), n_cells_total = PyObject_Length(row_cells);
     if (n_rows < 0 || n_inverse < 0 || n_relabel < 0 || n_cells_total < 0) return -1;
     if (n_inverse % n_cells != 0 || n_inverse == 0 || n_relabel % n_pieces != 0) {
@@ -122,8 +141,10 @@ static int Canon_init(Canon *self, PyObject *args, PyObject *kwds) {
     self->images = malloc(sizeof(uint16_t) * (size_t)(self->n_elements < 4 ? 4 : self->n_elements) * (size_t)self->key_len);
     self->candidate = malloc(sizeof(uint16_t) * (size_t)n_cells);
     self->rank = malloc(sizeof(uint16_t) * (size_t)(n_rows + 2));
+    self->acc = malloc(sizeof(uint64_t) * (size_t)(self->n_relabel + 1));
     if (!self->row_piece || !self->row_start || !self->row_cells || !self->inverse || !self->label_map
-        || !self->relabel || !self->labels || !self->copy || !self->images || !self->candidate || !self->rank) {
+        || !self->relabel || !self->labels || !self->copy || !self->images || !self->candidate || !self->rank
+        || !self->acc) {
         PyErr_NoMemory();
         return -1;
     }
@@ -220,18 +241,20 @@ static int image_vs(Canon *c, int e, const uint16_t *best, uint16_t *out) {
     return -1;
 }
 
-/* forms(rows) -> (rotation_key, symmetry_key, orbit, mirror_distinct, element) */
-static PyObject *Canon_forms(Canon *self, PyObject *rows) {
-    if (self->images == NULL) { PyErr_SetString(PyExc_RuntimeError, "Canon not initialised"); return NULL; }
+/* Load the solution `rows` into labels[] and copy[]; -1 with an exception set on bad input. */
+static int load_rows(Canon *self, PyObject *rows) {
+    if (self->images == NULL) { PyErr_SetString(PyExc_RuntimeError, "Canon not initialised"); return -1; }
     PyObject *seq = PySequence_Fast(rows, "rows must be a sequence");
-    if (seq == NULL) return NULL;
+    if (seq == NULL) return -1;
     const Py_ssize_t n_chosen = PySequence_Fast_GET_SIZE(seq);
     if (n_chosen > self->n_rows || n_chosen >= NONE) {
         Py_DECREF(seq);
         PyErr_SetString(PyExc_ValueError, "more chosen rows than rows");
-        return NULL;
+        return -1;
     }
     self->n_chosen = (int)n_chosen;
+    const int S = self->n_relabel + 1;
+    for (int s = 0; s < S; s++) self->acc[s] = 0;
     for (int i = 0; i < self->n_cells; i++) {
         self->labels[i] = (uint16_t)self->n_pieces;
         self->copy[i] = (uint16_t)n_chosen;
@@ -241,15 +264,23 @@ static PyObject *Canon_forms(Canon *self, PyObject *rows) {
         if ((r == -1 && PyErr_Occurred()) || r < 0 || r >= self->n_rows) {
             Py_DECREF(seq);
             if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "row %ld out of range", r);
-            return NULL;
+            return -1;
         }
         for (int at = self->row_start[r]; at < self->row_start[r + 1]; at++) {
             int cell = self->row_cells[at];
             self->labels[cell] = (uint16_t)self->row_piece[r];
             self->copy[cell] = (uint16_t)k;
         }
+        if (self->reach != NULL)
+            for (int s = 0; s < S; s++) self->acc[s] |= self->reach[(size_t)s * self->n_rows + (size_t)r];
     }
     Py_DECREF(seq);
+    return 0;
+}
+
+/* forms(rows) -> (rotation_key, symmetry_key, orbit, mirror_distinct, element) */
+static PyObject *Canon_forms(Canon *self, PyObject *rows) {
+    if (load_rows(self, rows) < 0) return NULL;
     const int E = self->n_elements, R = self->n_rotations, L = self->key_len;
     int rot = 0, mir = 0, sym = 0, element = 0, orbit = 0, mirror_distinct = 0;
     if (self->n_relabel == 0) {
@@ -309,9 +340,97 @@ static PyObject *Canon_forms(Canon *self, PyObject *rows) {
                          PyBool_FromLong(mirror_distinct), element);
 }
 
+
+/* set_reach(reach, identity): the reachability words of judge (see the top of this file). */
+static PyObject *Canon_set_reach(Canon *self, PyObject *args) {
+    PyObject *words;
+    int identity;
+    if (!PyArg_ParseTuple(args, "Oi", &words, &identity)) return NULL;
+    if (self->images == NULL) { PyErr_SetString(PyExc_RuntimeError, "Canon not initialised"); return NULL; }
+    if (self->n_elements > 64 || identity < 0 || identity >= self->n_rotations) {
+        PyErr_SetString(PyExc_ValueError, "at most 64 elements, and the identity among the rotations");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(words, "reach must be a sequence");
+    if (seq == NULL) return NULL;
+    const Py_ssize_t n = (Py_ssize_t)(self->n_relabel + 1) * self->n_rows;
+    if (PySequence_Fast_GET_SIZE(seq) != n) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "reach must hold (label symmetries + 1) x rows words");
+        return NULL;
+    }
+    uint64_t *reach = malloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
+    if (reach == NULL) { Py_DECREF(seq); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        reach[i] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (PyErr_Occurred()) { free(reach); Py_DECREF(seq); return NULL; }
+    }
+    Py_DECREF(seq);
+    free(self->reach);
+    self->reach = reach;
+    self->identity = identity;
+    Py_RETURN_NONE;
+}
+
+/* Whether the member (element e, numbering s) has a raw key less than `own` (the solution's own raw
+ * key): compared cell by cell as it is computed, stopping at the first difference. */
+static int member_less(Canon *c, int e, int s, const uint16_t *own) {
+    const int n = c->n_cells;
+    const int *inv = c->inverse + (size_t)e * n;
+    const uint16_t *map = c->label_map + (size_t)e * (c->n_pieces + 1);
+    const uint16_t *re = s > 0 ? c->relabel + (size_t)(s - 1) * c->n_pieces : NULL;
+    const uint16_t empty = (uint16_t)c->n_pieces;
+    for (int j = 0; j < n; j++) {
+        uint16_t v = map[c->labels[inv[j]]];
+        if (re != NULL && v != empty) v = re[v];
+        if (v != own[j]) return cmp16(v, own[j]) < 0;
+    }
+    if (!c->copies) return 0;
+    uint16_t next = 0;
+    for (int r = 0; r <= c->n_chosen; r++) c->rank[r] = NONE;
+    for (int j = 0; j < n; j++) {
+        uint16_t *slot = &c->rank[c->copy[inv[j]]];
+        if (*slot == NONE) *slot = next++;
+        if (*slot != own[n + j]) return cmp16(*slot, own[n + j]) < 0;
+    }
+    return 0;
+}
+
+/* judge(rows) -> 0, 1 (its rotation class's representative only) or 3 (its class's as well). */
+static PyObject *Canon_judge(Canon *self, PyObject *rows) {
+    if (self->reach == NULL) { PyErr_SetString(PyExc_RuntimeError, "set_reach first"); return NULL; }
+    if (load_rows(self, rows) < 0) return NULL;
+    const int n = self->n_cells, R = self->n_rotations, E = self->n_elements, S = self->n_relabel + 1;
+    const uint64_t *reach = self->acc;
+    /* The solution's own raw key: its grid as it is, copies ranked by first appearance. */
+    uint16_t *own = self->images;
+    for (int j = 0; j < n; j++) own[j] = self->labels[j];
+    if (self->copies) {
+        uint16_t next = 0;
+        for (int r = 0; r <= self->n_chosen; r++) self->rank[r] = NONE;
+        for (int j = 0; j < n; j++) {
+            uint16_t *slot = &self->rank[self->copy[j]];
+            if (*slot == NONE) *slot = next++;
+            own[n + j] = *slot;
+        }
+    }
+    for (int s = 0; s < S; s++)
+        for (int e = 0; e < R; e++)
+            if ((reach[s] >> e & 1) && !(s == 0 && e == self->identity) && member_less(self, e, s, own))
+                return PyLong_FromLong(0);
+    for (int s = 0; s < S; s++)
+        for (int e = R; e < E; e++)
+            if ((reach[s] >> e & 1) && member_less(self, e, s, own)) return PyLong_FromLong(1);
+    return PyLong_FromLong(3);
+}
+
 static PyMethodDef Canon_methods[] = {
     {"forms", (PyCFunction)Canon_forms, METH_O,
      "forms(rows) -> (rotation_key, symmetry_key, orbit, mirror_distinct, element) of the solution `rows`."},
+    {"set_reach", (PyCFunction)Canon_set_reach, METH_VARARGS,
+     "set_reach(reach, identity): which moved and renumbered rows are kept key placements (see judge)."},
+    {"judge", (PyCFunction)Canon_judge, METH_O,
+     "judge(rows) -> 0, 1 (rotation class representative) or 3 (class representative too)."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject CanonType = {

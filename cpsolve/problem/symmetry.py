@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..errors import CpsolveError
-from ..puzzle.geometry import ALL_TRANSFORMS, Cell, Transform, normalize
+from ..puzzle.geometry import ALL_TRANSFORMS, Cell, Transform
 from .placements import ExactCoverProblem
 
 
@@ -39,16 +39,20 @@ def container_group(cells: Sequence[Cell], classes: Sequence[int] = ()) -> tuple
     one, or a red cell with a blue one, turns a solution into something that is not a solution.
     """
     index = {c: i for i, c in enumerate(cells)}
-    target = normalize(cells)
+    get = index.get
     lo = tuple(min(c[i] for c in cells) for i in range(3))
     group = []
     for t in ALL_TRANSFORMS:
         moved = [t.apply(c) for c in cells]
-        if normalize(moved) != target:
-            continue
         mlo = tuple(min(c[i] for c in moved) for i in range(3))
-        shift = tuple(lo[i] - mlo[i] for i in range(3))
-        perm = tuple(index[(m[0] + shift[0], m[1] + shift[1], m[2] + shift[2])] for m in moved)
+        sx, sy, sz = (lo[i] - mlo[i] for i in range(3))
+        # A symmetry iff every moved cell, realigned, is a cell (distinct cells, as many: then a permutation).
+        # Looked up directly, without normalising (sorting) the moved shape: 0.45 s of CPU on a 27x27x27 box
+        # where the sort took 0.8.
+        found = [get((m[0] + sx, m[1] + sy, m[2] + sz)) for m in moved]
+        if None in found:
+            continue
+        perm = tuple(j for j in found if j is not None)
         if classes and any(classes[perm[i]] != classes[i] for i in range(len(perm))):
             continue
         group.append(SymmetryElement(t, perm))

@@ -1,7 +1,8 @@
 """Subproblems on a Dask distributed cluster: many machines, or `local:N` worker processes here.
 
 The third runner beside the serial loop and the forked pool (`parallel.py`), with the same contract:
-the caller's `collect(i, rows)` sees every solution of part i exactly once, `finished(i, stats)` is
+the caller's `collect(i, stretch)` sees every solution of part i exactly once (judged on the worker,
+see `problem.canonical.Judge`: counts and the classes opened travel, not every solution), `finished(i, stats)` is
 told when part i is done (the caller merges, counts and journals), and counting and writing stay in
 this process. What differs is where the search runs and how a lost worker is handled.
 
@@ -19,8 +20,8 @@ priorities above every part still waiting, so a giant the walks missed is shared
 as in the pool. The budget leaves out the pool's SHARE rule: every part is submitted at once, and
 which ones are still waiting is the scheduler's knowledge, not this process's.
 
-The problem is sent to each worker once, as the result of a task every part depends on (see
-`_share`); a worker deserializes it once and a backend keeps its engine for it across parts
+The problem (with its canonicalizer: the `Judge`) is sent to each worker once, as the result of a task
+every part depends on (see `_share`); a worker deserializes it once and a backend keeps its engine for it across parts
 (`Backend.kept_for` compares the problem by identity). A backend registered under its name travels
 as its spec (`dlx`, `sat:glucose4`) and is built once per worker process; any other backend (a
 subclass made for a test) is pickled, also once.
@@ -54,7 +55,7 @@ from typing import Any
 
 from ..errors import CpsolveError
 from ..limits import MAX_WORKERS, usable_cores
-from ..problem.placements import ExactCoverProblem
+from ..problem.canonical import Judge, Stretch, Stretches
 from .backends import Backend, BackendUnavailable, SearchStats, Status, backend_class, get_backend
 from .parallel import Budget, given_back_sizes
 from .result import Collect, EnumerationResult, Finished
@@ -74,12 +75,12 @@ SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 """Dask's network protocols (a client given another scheme fails slowly and noisily, so it is refused here)."""
 INSTALL_HINT = "the cluster runner needs Dask: pip install 'cpsolve[cluster]'"
 
-PartResult = tuple[list[tuple[int, ...]], SearchStats, list[float]]
-"""A part's solutions, its stats, and the sizes of the prefixes it gave back (`stats.rest`)."""
+PartResult = tuple[list[Stretch], SearchStats, list[float]]
+"""A part's solutions (judged, as stretches), its stats, and the sizes of the prefixes it gave back."""
 
 
 def run_cluster(
-    problem: ExactCoverProblem,
+    judge: Judge,
     backend: Backend,
     parts: Sequence[tuple[int, ...]],
     order: Sequence[int],
@@ -108,7 +109,7 @@ def run_cluster(
         if not _has_workers(client, address, deadline):
             result.status = Status.TIMEOUT
             return
-        _run(client, distributed, problem, backend, parts, order, deadline, collect, finished, result, budget_of)
+        _run(client, distributed, judge, backend, parts, order, deadline, collect, finished, result, budget_of)
 
 
 def parse_address(address: str) -> int | None:
@@ -325,19 +326,23 @@ _ON_WORKER: dict[str | bytes, Backend] = {}
 """Backends built on this worker process, by spec or pickle: one engine per problem across its parts."""
 
 
-def _run_part(problem: ExactCoverProblem, backend: str | bytes, forced: tuple[int, ...],
+def _run_part(judge: Judge, backend: str | bytes, forced: tuple[int, ...],
               deadline: float | None, budget: int = 0) -> PartResult:
-    """The task: every solution of one part, its stats, and the sizes of what it gave back if it met
-    its node `budget` (runs on a worker)."""
+    """The task: every solution of one part judged (counts and the classes opened), its stats, and the sizes
+    of what it gave back if it met its node `budget` (runs on a worker)."""
     if backend not in _ON_WORKER:
         _ON_WORKER[backend] = get_backend(backend) if isinstance(backend, str) else pickle.loads(backend)
     built = _ON_WORKER[backend]
-    found: list[tuple[int, ...]] = []
+    found = Stretches()
     remaining = None if deadline is None else deadline - time.time()
     if remaining is not None and remaining <= 0:
-        return found, SearchStats(built.label, Status.TIMEOUT), []
-    stats = built.search(problem, found.append, forced=forced, timeout=remaining, budget=budget)
-    return found, stats, given_back_sizes(problem, stats.rest)
+        return [], SearchStats(built.label, Status.TIMEOUT), []
+
+    def add(rows: tuple[int, ...]) -> None:
+        found.add(judge(rows))
+
+    stats = built.search(judge.problem, add, forced=forced, timeout=remaining, budget=budget)
+    return found.take(), stats, given_back_sizes(judge.problem, stats.rest)
 
 
 def _share(client: Any, value: object, key: str) -> Any:
@@ -358,7 +363,7 @@ def _expired(deadline: float | None) -> bool:
     return deadline is not None and time.time() >= deadline
 
 
-def _run(client: Any, distributed: Any, problem: ExactCoverProblem, backend: Backend,
+def _run(client: Any, distributed: Any, judge: Judge, backend: Backend,
          parts: Sequence[tuple[int, ...]], order: Sequence[int], deadline: float | None,
          collect: Collect, finished: Finished, result: EnumerationResult, budget_of: Budget) -> None:
     run = uuid.uuid4().hex
@@ -367,7 +372,7 @@ def _run(client: Any, distributed: Any, problem: ExactCoverProblem, backend: Bac
     top = 0
     """The highest priority given so far: what a part gives back goes above it."""
     try:
-        shared = _share(client, problem, f"cpsolve-problem-{run}")
+        shared = _share(client, judge, f"cpsolve-judge-{run}")
         sent = spec if isinstance(spec, str) else _share(client, spec, f"cpsolve-backend-{run}")
 
         def submit(i: int, priority: int) -> Any:
@@ -409,9 +414,9 @@ def _take(i: int, outcome: PartResult, deadline: float | None, collect: Collect,
           finished: Finished) -> tuple[Status | None, Sequence[int]]:
     """Hand one finished part to the caller: (None, the new parts made of what it gave back) to go on,
     or (the status the run ends with, ())."""
-    rows, stats, rest_sizes = outcome
-    for n, solution in enumerate(rows, 1):
-        if collect(i, solution):
+    stretches, stats, rest_sizes = outcome
+    for n, stretch in enumerate(stretches, 1):
+        if collect(i, stretch):
             return Status.STOPPED, ()
         if n % CHECK_EVERY == 0 and _expired(deadline):
             return Status.TIMEOUT, ()

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import CpsolveError, CpsolveNotice
 from ..limits import check_timeout
-from ..problem.canonical import Canonicalizer, Forms, class_id
+from ..problem.canonical import Canonicalizer, Judge, Stretch
 from ..problem.chains import chain_problem
 from ..problem.placements import ExactCoverProblem, packing_problem
 from ..problem.symmetry import (
@@ -35,10 +35,10 @@ from ..problem.symmetry import (
 from ..puzzle.model import Puzzle
 from .backends import Backend, SearchStats, Status
 from .estimate import part_sizes, smallest_tree_key
-from .journal import Journal, Restored
+from .journal import Held, Journal, PartCounts, Restored
 from .parallel import Budget, run_parallel
 from .parts import plan
-from .result import Collect, EnumerationResult, Finished, Progress, SolutionClass, merge_stats
+from .result import EnumerationResult, Finished, Progress, SolutionClass, merge_stats
 
 
 @dataclass(frozen=True)
@@ -150,16 +150,21 @@ written to the solutions file), but never longer than this: a subproblem can run
 COMMIT_CLASSES = 64
 """Nor more classes than this: a fast stream would otherwise put a whole second's classes (thousands,
 on a big box) into one transaction, so that a full disk or a kill loses all of them at once, and
-whether anything was kept would depend on the machine's speed rather than on the run."""
+whether anything was kept would depend on the machine's speed rather than on the run. It also bounds
+what the parent holds (and the journal's tail): at most this many classes, whatever the run's length."""
 
 
 class _Collector:
-    """Receives raw solutions from a runner; canonicalizes, counts, and reports new classes.
+    """Receives a runner's stretches (see `Stretch`: counts, and the classes their representatives opened),
+    counts them, numbers and hands on the classes. It remembers no class: each is opened exactly once by
+    its representative, wherever that was met (problem/canonical.py).
 
-    It also keeps what a journal needs: each subproblem's own counts (written when it finishes) and
-    the classes found since the last commit. With a journal, a new class is handed to `on_class` only
-    once the journal holds it: a solutions file written from `on_class` is then always a prefix of the
-    journal's classes, so that a resume, after a kill at any moment, only ever appends to it.
+    With a journal it also keeps each subproblem's own counts (written when it finishes) and the classes
+    opened since the last commit; a new class is handed to `on_class` only once the journal holds it, so a
+    solutions file written from `on_class` is always a prefix of the classes the journal counts as written.
+    Before each commit `written()` makes sure every class handed on is in the file and gives its size,
+    which the journal records: a resume keeps the file to there and hands the journal's last commit on
+    again (see journal.py).
     """
 
     def __init__(self, prepared: Prepared, result: EnumerationResult, limit: int,
@@ -168,105 +173,113 @@ class _Collector:
         self.on_class, self.progress, self.start = on_class, progress, start
         self.last_progress = 0.0
         self.per_part: dict[int, list[int]] = {}
-        """Subproblem -> [weighted, found] of the solutions counted from it so far."""
+        """Subproblem -> its counts so far (PartCounts' order), with a journal."""
         self.book: Journal | None = None
+        self.written: Callable[[], int] | None = None
+        self.index = 0
+        """The next class's index: classes handed on so far (a resumed run's included)."""
+        self.look_up = False
+        """After a resume whose unfinished parts had written classes: each class opened is looked up."""
         self.last_commit = start
-        self.new_rotations: list[tuple[bytes, int]] = []
-        self.new_classes: list[tuple[bytes, SolutionClass]] = []
-        """With a journal: the rotation classes and classes found since its last commit."""
+        self.held: list[Held] = []
+        """With a journal: the classes opened since its last commit, numbered, not yet handed on."""
+        self.claimed: list[tuple[bytes, int]] = []
+        """Classes found again that the journal says were written before the resume (digest, part)."""
         self.gate = _SignalGate()
 
-    def __call__(self, part: int, rows: tuple[int, ...]) -> bool:
-        p = self.prepared
-        forms = p.canonicalizer.forms(p.broken.problem, rows)  # pure: nothing to protect yet
-        if forms.symmetry_key in self.result.tally.symmetry_keys:
-            # Not a new class: nothing is written, so the summary cannot get ahead of the file.
-            return self._collect(part, rows, forms)
-        with self.gate.held():
-            return self._collect(part, rows, forms)
-
-    def _collect(self, part: int, rows: tuple[int, ...], forms: Forms) -> bool:
-        p = self.prepared
-        result = self.result
-        tally = result.tally
-        if result.first_solution_seconds is None:
-            result.first_solution_seconds = time.perf_counter() - self.start
-        weight = p.broken.weight_of(rows)
-        counts = self.per_part.get(part) or self.per_part.setdefault(part, [0, 0])
-        counts[0] += weight
-        counts[1] += 1
-        if self.book is not None and forms.rotation_key not in tally.rotation_keys:
-            self.new_rotations.append((forms.rotation_key, forms.orbit))
-        if tally.add(forms, weight):
-            cls = self._solution_class(rows, forms)
-            if self.book is None:
-                if self.on_class is not None:
-                    self.on_class(cls)
-            else:
-                self.new_classes.append((forms.symmetry_key, cls))
-                if (len(self.new_classes) >= COMMIT_CLASSES
-                        or time.perf_counter() - self.last_commit > COMMIT_SECONDS):
-                    self.settle()
+    def __call__(self, part: int, stretch: Stretch) -> bool:
+        if stretch.opened is None:  # nothing is written: the summary cannot get ahead of the file
+            self._count(part, stretch)
+        else:
+            with self.gate.held():
+                self._count(part, stretch)
+                self._open(part, stretch)
         now = time.perf_counter()
         if self.progress is not None and now - self.last_progress > 0.2:
             self.last_progress = now
-            self.progress(result)
-        return bool(self.limit) and tally.unique_symmetry >= self.limit
+            self.progress(self.result)
+        return bool(self.limit) and self.result.tally.unique_symmetry >= self.limit
 
-    def _solution_class(self, rows: Sequence[int], forms: Forms) -> SolutionClass:
-        p = self.prepared
-        placements = p.canonicalizer.transform_rows(p.broken.problem, rows, forms.element)
-        return SolutionClass(
-            index=self.result.tally.unique_symmetry - 1,
-            assemblies=forms.orbit * (2 if forms.mirror_distinct else 1),
-            mirror_distinct=forms.mirror_distinct,
-            placements=tuple(placements),
-            id=class_id(forms.symmetry_key),
-        )
+    def _count(self, part: int, stretch: Stretch) -> None:
+        result = self.result
+        if result.first_solution_seconds is None and stretch.found:
+            result.first_solution_seconds = time.perf_counter() - self.start
+        result.tally.add(stretch)
+        if self.book is not None:
+            counts = self.per_part.get(part) or self.per_part.setdefault(part, [0] * 7)
+            counts[0] += stretch.weighted
+            counts[1] += stretch.found
+            counts[2] += stretch.rotations
+            counts[3] += stretch.orbits
+            if stretch.opened is not None:
+                counts[4] += 1
+                counts[5] += stretch.opened.assemblies
+                counts[6] += stretch.opened.mirror_distinct
+
+    def _open(self, part: int, stretch: Stretch) -> None:
+        opened = stretch.opened
+        assert opened is not None
+        book = self.book
+        if self.look_up and book is not None and book.was_written(opened.digest):
+            self.claimed.append((opened.digest, part))  # counted above; its line is in the file already
+            return
+        cls = SolutionClass(self.index, opened.assemblies, opened.mirror_distinct, opened.placements, opened.id)
+        self.index += 1
+        if book is None:
+            if self.on_class is not None:
+                self.on_class(cls)
+            return
+        self.held.append((opened.digest, part, cls))
+        if len(self.held) >= COMMIT_CLASSES or time.perf_counter() - self.last_commit > COMMIT_SECONDS:
+            self.settle()
+
+    def out_bytes(self) -> int:
+        """Everything handed on is in the output: its size (0 without one)."""
+        return self.written() if self.written is not None else 0
 
     def settle(self) -> None:
-        """Commit the classes found since the last commit (if any) and hand them on."""
-        if self.book is not None and (self.new_classes or self.new_rotations):
-            self.book.record(self.new_rotations, self.new_classes)
+        """Commit the classes opened since the last commit (if any) and hand them on."""
+        if self.book is not None and (self.held or self.claimed):
+            self.book.record(self.held, self.claimed, self.out_bytes())
             self._hand_on()
 
     def salvage(self) -> None:
         """The run is failing: keep what can be kept, quietly (the failure is what the user must see): the
-        new classes into the journal if it can still be written, and to `on_class` whatever happens, so
-        that the solutions file has every class found."""
+        held classes into the journal if it can still be written, and to `on_class` whatever happens, so
+        that the solutions file has every class found (a resume cuts what the journal does not hold)."""
         with contextlib.suppress(Exception):
             self.settle()
-        classes, self.new_rotations, self.new_classes = self.new_classes, [], []
+        held, self.held, self.claimed = self.held, [], []
         with contextlib.suppress(Exception):
-            for _, cls in classes:
+            for _, _, cls in held:
                 if self.on_class is not None:
                     self.on_class(cls)
 
     def _hand_on(self) -> None:
-        """The journal has just committed the new classes: on to `on_class`, in the order found."""
-        classes, self.new_rotations, self.new_classes = self.new_classes, [], []
+        """The journal has just committed the held classes: on to `on_class`, in the order found."""
+        held, self.held, self.claimed = self.held, [], []
         self.last_commit = time.perf_counter()
         if self.on_class is not None:
-            for _, cls in classes:
+            for _, _, cls in held:
                 self.on_class(cls)
 
     def finished(self, part: int, stats: SearchStats, rest_sizes: Sequence[float], parts: list[tuple[int, ...]],
                  sizes: list[float], journal: Journal | None) -> list[int]:
         """A subproblem is complete: fold in its stats and, with a journal, commit it with every class
-        found since the last commit (one transaction; see journal.py for why that is enough). What it
+        opened since the last commit (one transaction; see journal.py for why that is enough). What it
         gave back becomes new parts (appended to `parts` and `sizes`, committed in the same
         transaction); their indices are returned for the runner to schedule."""
         result = self.result
         merge_stats(result, stats, self.start)
-        weighted, found = self.per_part.pop(part, (0, 0))
         nodes = stats.counter("nodes")
         fresh = list(range(len(parts), len(parts) + len(stats.rest)))
         parts.extend(stats.rest)
         sizes.extend(rest_sizes)
         if journal is not None:
+            counts = self.per_part.pop(part, [0] * 7)
             with self.gate.held():
-                journal.part_done(part, weighted, found, stats.seconds, nodes, self.new_rotations, self.new_classes,
-                                  [(i, parts[i], sizes[i]) for i in fresh])
+                journal.part_done(part, _part_counts(counts), stats.seconds, nodes, self.held, self.claimed,
+                                  self.out_bytes(), [(i, parts[i], sizes[i]) for i in fresh])
                 self._hand_on()
         result.subproblems_done += 1
         result.subproblems += len(fresh)
@@ -280,6 +293,11 @@ class _Collector:
         return fresh
 
 
+def _part_counts(counts: Sequence[int]) -> PartCounts:
+    weighted, found, rotations, orbits, classes, assemblies, mirrors = counts
+    return weighted, found, rotations, orbits, classes, assemblies, mirrors
+
+
 def enumerate_classes(
     prepared: Prepared,
     backend: Backend,
@@ -291,7 +309,8 @@ def enumerate_classes(
     progress: Progress | None = None,
     journal: JournalPlan | None = None,
     cluster: str | None = None,
-    on_ready: Callable[[bool], None] | None = None,
+    on_ready: Callable[[int | None], None] | None = None,
+    written: Callable[[], int] | None = None,
 ) -> EnumerationResult:
     """Enumerate every solution, streaming each new class; Ctrl-C ends it with status INTERRUPTED.
 
@@ -302,14 +321,17 @@ def enumerate_classes(
     `cluster` ("tcp://HOST:PORT" or "local:N") sends them to a Dask cluster instead.
 
     `journal` records each finished subproblem in an SQLite file; with `journal.resume` the run
-    starts from what the file holds: its classes are handed to `on_class` first (so a solutions file
-    written from them has no gap or duplicate), its finished subproblems are skipped. With a journal,
-    each new class reaches `on_class` once the journal holds it (see `_Collector`).
+    starts from what the file holds: its finished subproblems are skipped, the classes of its last
+    commit are handed to `on_class` first (a solutions file that lacks them gets them; see journal.py).
+    With a journal, each new class reaches `on_class` once the journal holds it (see `_Collector`),
+    and `written()`, called before each commit, must make sure that every class handed on is in the
+    output and return its size (in bytes; default 0).
 
-    `on_ready(resumed)` is called once the journal has been checked and opened (or made), before the
-    first class reaches `on_class`: the moment a caller may empty its output file, not earlier, so
-    that a run refused for its journal leaves the file as it was. If it raises, the run ends there
-    (a journal made for it is removed again).
+    `on_ready(keep)` is called once the journal has been checked and opened (or made), before the
+    first class reaches `on_class`: the moment a caller may empty its output file (keep None: a fresh
+    run), or cut it back to the `keep` bytes the resumed journal recorded; not earlier, so that a run
+    refused for its journal leaves the file as it was. If it raises, the run ends there (a journal
+    made for it is removed again).
     """
     check_timeout(timeout)
     start = time.perf_counter()
@@ -321,15 +343,10 @@ def enumerate_classes(
     # Sizes order a pool's work and clock the progress bar; a quiet run on one worker needs neither.
     sized = workers > 1 or cluster is not None or progress is not None or journal is not None
     book, planned, planned_sizes, done, restored = _open_journal(journal, prepared, workers, backend.parts_per_worker,
-                                                                 sized)
-    try:
-        if on_ready is not None:
-            on_ready(restored is not None)
-    except BaseException:
-        if book is not None:
-            book.abandon()
-        raise
-    collect.book = book
+                                                                 sized, on_ready)
+    collect.book, collect.written = book, written
+    judge = Judge(prepared.canonicalizer, prepared.broken, digests=book is not None)
+    prepared.canonicalizer.prepare_judging(prepared.broken)  # once, here: forked workers share the tables
     parts, sizes = list(planned), list(planned_sizes)  # both grow when a part gives work back
     order = [i for i in range(len(parts)) if i not in done]
     if workers > 1 or cluster is not None:  # the biggest first, so that no worker is left with one at the end
@@ -353,13 +370,17 @@ def enumerate_classes(
                     _restore(collect, book, restored)
                 if progress is not None:
                     progress(result)
-                _run(prepared, backend, parts, order, workers, deadline, collect, finished, result, cluster, budget_of)
+                _run(judge, backend, parts, order, workers, deadline, collect, finished, result, cluster, budget_of)
             except KeyboardInterrupt:
                 result.status = Status.INTERRUPTED
             except BaseException:
                 collect.salvage()
                 raise
-            with collect.gate.held():  # the classes found since the last commit: into the journal, then on
+            # The classes opened since the last commit, into the journal, then on: at most COMMIT_CLASSES of
+            # them (one small transaction and as many lines), so that the file holds what the summary counts;
+            # at the deadline too, where a second's classes (thousands) once took a journalled run 1.15 s past
+            # its `--timeout` (issue 39).
+            with collect.gate.held():
                 collect.settle()
     except KeyboardInterrupt:  # a stop signal held while they were settled
         result.status = Status.INTERRUPTED
@@ -386,27 +407,34 @@ fourfold; split at once, they became 294 parts and cost 0.05 s of a 2.6 s run on
 no shorter idle tail. A giant met near the end, when little is waiting, is split as before."""
 
 
+NO_BUDGET = float(1 << 62)
+"""Budgets from here up are none: the engine counts nodes in 64-bit integers."""
+
+
 def overrun_budget(size: float, others: float = 0.0) -> int:
     """The node budget of a part estimated at `size` nodes when the other workers have `others` nodes of
-    work each still waiting (see OVERRUN, MIN_BUDGET and SHARE)."""
-    return max(MIN_BUDGET, int(OVERRUN * size), int(SHARE * others))
+    work each still waiting (see OVERRUN, MIN_BUDGET and SHARE); 0 (none) past what the engine counts to:
+    a part estimated beyond measure (the walks' product overflowed to infinity on a 27x27x27 box of rods,
+    and `int(inf)` stopped the run) is never met anyway."""
+    budget = max(MIN_BUDGET, OVERRUN * size, SHARE * others)
+    return int(budget) if budget < NO_BUDGET else 0
 
 
-def _run(prepared: Prepared, backend: Backend, parts: Sequence[tuple[int, ...]], order: Sequence[int], workers: int,
+def _run(judge: Judge, backend: Backend, parts: Sequence[tuple[int, ...]], order: Sequence[int], workers: int,
          deadline: float | None, collect: _Collector, finished: Finished, result: EnumerationResult,
          cluster: str | None, budget_of: Budget) -> None:
-    """The subproblems on the runner that fits: a Dask cluster, the forked pool, or this process."""
-    problem = prepared.broken.problem
+    """The subproblems on the runner that fits: a Dask cluster, the forked pool, or this process. Wherever
+    they run, `judge` turns their solutions into stretches there: only counts and new classes travel."""
     if cluster is not None:
         from .cluster import run_cluster
 
-        run_cluster(problem, backend, parts, order, cluster, deadline, collect, finished, result, budget_of)
+        run_cluster(judge, backend, parts, order, cluster, deadline, collect, finished, result, budget_of)
     # With a deadline even one worker runs in a child process, which the parent kills on time: a
     # backend cannot always be stopped promptly (a SAT solver loading its clauses holds the GIL).
     elif (workers > 1 and len(order) > 1) or deadline is not None:
-        run_parallel(problem, backend, parts, order, workers, deadline, collect, finished, result, budget_of)
+        run_parallel(judge, backend, parts, order, workers, deadline, collect, finished, result, budget_of)
     else:
-        _run_serial(problem, backend, parts, order, collect, finished, result)
+        _run_serial(judge, backend, parts, order, collect, finished, result)
 
 
 @dataclass(frozen=True)
@@ -425,11 +453,14 @@ Planned = tuple["Journal | None", tuple[tuple[int, ...], ...], list[float], froz
 
 
 def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, per_worker: int,
-                  sized: bool = True) -> Planned:
+                  sized: bool = True, on_ready: Callable[[int | None], None] | None = None) -> Planned:
     """The run's subproblems, their estimated sizes and those already done, from a journal being resumed
-    (with what it restores) or from a new plan (recorded in a new journal)."""
+    (with what it restores) or from a new plan (recorded in a new journal); `on_ready` (see
+    `enumerate_classes`) called once the journal is known to be usable: a resumed one before its first
+    write, so that a run refused there (a solutions file shorter than the journal says) leaves it as it was."""
     if plan_ is not None and plan_.resume:
-        opened = Journal.resume(plan_.path, prepared.broken, plan_.others)
+        opened = Journal.resume(plan_.path, prepared.broken, plan_.others,
+                                ready=None if on_ready is None else lambda r: on_ready(r.out_bytes))
         if opened is not None:
             return opened[0], opened[1].parts, list(opened[1].sizes), opened[1].done, opened[1]
         warnings.warn(f"{plan_.path}: no run to resume there; starting from the beginning", CpsolveNotice,
@@ -446,33 +477,42 @@ def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, p
 
     book = None if plan_ is None else Journal.start(plan_.path, prepared.broken, prepared.name, plan_.argv, new_plan,
                                                     plan_.others)
+    try:
+        if on_ready is not None:
+            on_ready(None)
+    except BaseException:
+        if book is not None:
+            book.abandon()
+        raise
     parts, sizes = made[0] if made else new_plan()
     return book, parts, sizes, frozenset(), None
 
 
 def _restore(collect: _Collector, book: Journal, restored: Restored) -> None:
-    """A resumed journal's counts into the tally, and its classes to `on_class`, in order."""
+    """A resumed journal's counts into the tally, and the classes of its last commit to `on_class` again (a
+    solutions file passes over those it has)."""
     result = collect.result
     tally = result.tally
-    tally.weighted, tally.found = restored.weighted, restored.found
-    tally.rotation_keys.update(restored.rotations)
-    tally.orbit_total = sum(restored.rotations.values())
-    for key, cls in book.classes():
-        tally.symmetry_keys.add(key)
-        if collect.on_class is not None:
+    tally.weighted, tally.found, tally.unique_rotation, tally.orbit_total, tally.unique_symmetry = \
+        restored.counts[:5]
+    collect.index = restored.written
+    collect.look_up = restored.pending > 0
+    if collect.on_class is not None:
+        for cls in book.tail():
             collect.on_class(cls)
     result.subproblems_done = len(restored.done)
     result.work_done = result.resumed_work = restored.work_done
     result.resumed_found = restored.found
 
 
-def _run_serial(problem: ExactCoverProblem, backend: Backend, parts: Sequence[tuple[int, ...]],
-                order: Sequence[int], collect: Collect, finished: Finished, result: EnumerationResult) -> None:
+def _run_serial(judge: Judge, backend: Backend, parts: Sequence[tuple[int, ...]], order: Sequence[int],
+                collect: _Collector, finished: Finished, result: EnumerationResult) -> None:
     for part in order:
         def keep(rows: tuple[int, ...], part: int = part) -> bool:
-            return collect(part, rows)
+            weight, orbit, opened = judge(rows)
+            return collect(part, Stretch(1, weight, orbit > 0, orbit, opened))
 
-        stats = backend.search(problem, keep, forced=parts[part])
+        stats = backend.search(judge.problem, keep, forced=parts[part])
         if stats.status != Status.COMPLETE:
             result.status = stats.status
             return

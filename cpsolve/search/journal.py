@@ -3,22 +3,27 @@ killed at any moment (`kill -9`, a reboot, power loss) can be resumed without lo
 anything.
 
 Why these records are enough. A run is a fixed list of subproblems that partition the solutions.
-The counts a run reports come from two kinds of information:
+Every count a run reports is a sum over solutions (see problem/canonical.py: a class is counted by the
+one solution that is its representative, so no class is remembered), so each finished subproblem
+carries its own counts: solutions found and their weights, rotation classes and their orbits, classes,
+their assemblies and mirror images. They are written in the same transaction that marks it finished;
+an unfinished one is run again from the start on resume, and counts its classes again.
 
-- *per subproblem*: the solutions found and their symmetry-breaking weights (the total). These are
-  only meaningful for a finished subproblem, so they are written in the same transaction that marks
-  the subproblem finished; an unfinished one is run again from the start on resume.
-- *per class*: the canonical keys (up to rotation, up to rotation and reflection) and each class's
-  representative. A class is a fact about the puzzle, whichever subproblem found it: keeping a class
-  found by a subproblem that did not finish is harmless, because running that subproblem again finds
-  the same keys and the tally ignores keys it knows. So the classes found so far are written with the
-  next finished subproblem's transaction, or on their own (`record`), and on resume the tally starts
-  from all of them.
+Its classes must not be *written* again, though. The journal holds a 128-bit digest of every class
+written by a subproblem not yet finished (`written`, with the part that wrote it and the session: the
+run, or the resume, that wrote it). When a part finishes, the rows it wrote or claimed in this session
+go: it has counted them. A resumed run looks each class it opens up there: one that is there was
+written before the stop, and is counted but not written again, and claimed by the part that met it
+now. Rows of an earlier session stay until a part claims them: a part run again with another node
+budget may give back the region where its first run had found them, and it is the parts made of that
+region that meet them again.
+So the journal's size on disk follows the classes of the parts in flight, and a run's memory none.
 
-Classes are numbered in the order found; the journal holds a prefix of that order (everything up to
-the last commit), so a resumed run continues the numbering without a gap. The solutions file is
-written from what the journal has committed (see enumeration.py), so it is always a prefix of the
-journal's classes too, and a resume only ever appends to it.
+Classes are numbered in the order written, and handed on (to the solutions file) only once committed,
+so the file is always a prefix of what the journal counts as written. The journal keeps the whole
+record of the last commit's classes (`tail`: replaced by each commit, which is made only once every
+class handed on before it is in the file: the caller's `written()`, with the file's size then): a
+resume cuts nothing, passes over the tail's lines already in the file, writes the others, and goes on.
 
 The journal also records a fingerprint of the problem as searched (its rows, the symmetry-breaking
 key and weights: everything that does not depend on the backend) and the list of subproblems, so a
@@ -34,11 +39,12 @@ What protects the user's files and the counts (README, "What a journal can and c
   file at a journal's path is either a complete first transaction or not cpsolve's. Anything there
   that is not a regular file, or not a cpsolve journal, is refused and left alone; so is the
   solutions file or the puzzle file named as the journal.
-- Every transaction keeps a digest of the rows that count (meta, parts, rotation classes, classes:
-  a sum of per-row hashes, so that it is updated with the rows a transaction writes), and opening a
-  journal recomputes it and cross-checks the counts (class indices without gaps, rotation classes
-  against the classes' mirror images, and, once every part is done, the weights against the
-  classes' assemblies). A journal that fails is "damaged": said in one line, kept as it is, never
+- Every transaction keeps a digest of the rows that count (meta, parts, classes written, the tail: a
+  sum of per-row hashes, so that it is updated with the rows a transaction writes), and opening a
+  journal recomputes it and cross-checks the counts (the classes written against the finished parts'
+  classes and the rows of the others, the tail's indices, and, once every part is done, the weights
+  against the orbits, the orbits against the classes' assemblies, the rotation classes against the
+  classes and their mirror images). A journal that fails is "damaged": said in one line, kept as it is, never
   resumed, never replaced (a fresh run moves it aside to PATH.damaged). The digest catches damage
   and hand edits; it is not a signature (anyone with cpsolve's source can recompute it).
 - Reading a journal (`cpsolve journal`, the checks before a run) writes nothing, not even SQLite's
@@ -68,7 +74,6 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
 from ..errors import CpsolveError, CpsolveNotice
-from ..problem.canonical import class_id
 from ..problem.placements import ExactCoverProblem
 from ..problem.symmetry import BrokenProblem
 from .result import SolutionClass
@@ -76,9 +81,11 @@ from .result import SolutionClass
 if TYPE_CHECKING:
     import sqlite3  # imported where a journal is opened: a run without one (--no-save) never loads it
 
-FORMAT = 2
+FORMAT = 3
 """Bumped when the tables or their meaning change; a journal of another format is refused in one line.
-Format 2: the command as a JSON list, the digest, the planned parts and the numberings in meta."""
+Format 2: the command as a JSON list, the digest, the planned parts and the numberings in meta.
+Format 3: no keys (classes are counted per part, the digests of the classes written by unfinished parts,
+the last commit's classes whole), the classes written and the solutions file's size in meta."""
 
 MAGIC = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database."""
@@ -87,19 +94,22 @@ _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE parts (
     part INTEGER PRIMARY KEY, prefix TEXT NOT NULL, size REAL NOT NULL,
-    done INTEGER NOT NULL DEFAULT 0, weighted INTEGER, found INTEGER, seconds REAL, nodes INTEGER,
-    finished_at REAL);
-CREATE TABLE rotations (key BLOB PRIMARY KEY, orbit INTEGER NOT NULL);
-CREATE TABLE classes (
-    idx INTEGER PRIMARY KEY, key BLOB UNIQUE NOT NULL, assemblies INTEGER NOT NULL,
-    mirror_distinct INTEGER NOT NULL, placements TEXT NOT NULL);
+    done INTEGER NOT NULL DEFAULT 0, weighted INTEGER, found INTEGER, rotations INTEGER, orbits INTEGER,
+    classes INTEGER, assemblies INTEGER, mirrors INTEGER, nodes INTEGER, seconds REAL, finished_at REAL);
+CREATE TABLE written (digest BLOB PRIMARY KEY, part INTEGER NOT NULL, session INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE tail (
+    idx INTEGER PRIMARY KEY, id TEXT NOT NULL, assemblies INTEGER NOT NULL, mirror_distinct INTEGER NOT NULL,
+    placements TEXT NOT NULL);
 """
+
+COUNTS = ("weighted", "found", "rotations", "orbits", "classes", "assemblies", "mirrors")
+"""What a finished part counted (see `PartCounts`), as the parts table's columns."""
 
 _COLUMNS = {
     "meta": "key, value",
-    "parts": "part, prefix, size, done, weighted, found, nodes",
-    "rotations": "key, orbit",
-    "classes": "idx, key, assemblies, mirror_distinct, placements",
+    "parts": f"part, prefix, size, done, {', '.join(COUNTS)}, nodes",
+    "written": "digest, part, session",
+    "tail": "idx, id, assemblies, mirror_distinct, placements",
 }
 """The columns the digest covers, per table (a part's seconds and finish time are not counted on)."""
 _UNDIGESTED = ("updated", "digest")
@@ -137,6 +147,11 @@ class DamagedJournal(CpsolveError):
     """A cpsolve journal whose content fails its checks: kept as it is, never resumed or replaced."""
 
 
+PartCounts = tuple[int, int, int, int, int, int, int]
+"""What one part counted, in the order of COUNTS: weighted, found, rotation classes, their orbits, classes,
+their assemblies, how many of them have a distinct mirror image."""
+
+
 @dataclass(frozen=True)
 class Restored:
     """What a journal says about a run so far."""
@@ -144,12 +159,26 @@ class Restored:
     parts: tuple[tuple[int, ...], ...]
     sizes: tuple[float, ...]
     done: frozenset[int]
-    weighted: int
-    found: int
+    counts: PartCounts
+    """The finished parts' counts, added up."""
     work_done: float
     """Search nodes of the finished parts (their estimated size where the backend counts no nodes)."""
-    rotations: dict[bytes, int]
-    """Rotation key -> orbit size, of every rotation class found."""
+    written: int
+    """Classes written (handed on) so far: the next class's index."""
+    out_bytes: int
+    """The solutions file's size when the tail was committed: everything before the tail's lines."""
+    pending: int
+    """Classes written by parts not finished: a resume looks up each class it opens (`was_written`)."""
+    session: int = 0
+    """The number of the run that wrote the journal last (0: the first; one more at each resume)."""
+
+    @property
+    def weighted(self) -> int:
+        return self.counts[0]
+
+    @property
+    def found(self) -> int:
+        return self.counts[1]
 
 
 @dataclass(frozen=True)
@@ -171,9 +200,10 @@ class Summary:
     found: int
     """Solutions the backend reported in the finished subproblems (one per kept key placement)."""
     classes: int
-    """Classes up to rotation and reflection found so far, finished subproblems or not: the lines of the
-    solutions file, and what a resume starts from."""
+    """Classes up to rotation and reflection written so far, finished subproblems or not: the lines of the
+    solutions file."""
     rotation_classes: int
+    """Classes up to rotation in the finished subproblems (all of them once the run is complete)."""
     complete: bool
     total: int = 0
     """Assemblies in all counted in the finished subproblems: a complete run's first count."""
@@ -185,8 +215,10 @@ class Summary:
 
     @property
     def resume_command(self) -> str:
-        """The command that continues the run."""
-        return shlex.join(self.argv if "--resume" in self.argv else (*self.argv, "--resume"))
+        """The command that continues the run: the run's own, with --resume, and without --limit (a run that
+        stopped at its limit would stop again at once: the classes it wrote count toward the limit)."""
+        words = _without_limit(self.argv)
+        return shlex.join(words if "--resume" in words else (*words, "--resume"))
 
     @property
     def holds_work(self) -> bool:
@@ -195,6 +227,20 @@ class Summary:
 
     def as_json(self) -> dict[str, object]:
         return {**self.__dict__, "argv": list(self.argv), "command": self.command}
+
+
+def _without_limit(argv: Sequence[str]) -> tuple[str, ...]:
+    """The words of a command without its --limit option (`--limit N`, `--limit=N`)."""
+    out: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--limit":
+            skip = True
+        elif not word.startswith("--limit="):
+            out.append(word)
+    return tuple(out)
 
 
 def same_file(a: Path, b: Path) -> bool:
@@ -216,6 +262,9 @@ def default_journal(solutions: Path) -> Path | None:
     return solutions.with_name(solutions.name + ".journal") if stat.S_ISREG(mode) else None
 
 
+Held = tuple[bytes, int, SolutionClass]
+"""A class to commit: its digest, the part that found it, and the class (numbered) as it is handed on."""
+
 Others = Sequence[tuple[Path, str]]
 """Files a journal must not be, each with what it is ("the solutions file (--out)", "the puzzle file")."""
 
@@ -223,11 +272,17 @@ Others = Sequence[tuple[Path, str]]
 class Journal:
     """One run's journal file. Open it with `Journal.start` (a new run) or `Journal.resume`."""
 
-    def __init__(self, path: Path, db: sqlite3.Connection, digest: int, complete: bool, created: bool):
+    def __init__(self, path: Path, db: sqlite3.Connection, digest: int, complete: bool, created: bool,
+                 written: int = 0, out_bytes: int = 0, session: int = 0):
         self.path = path
         self._db = db
         self._digest = digest
         self._complete = complete
+        self.written = written
+        """Classes written (committed) so far."""
+        self._meta = {"classes": str(written), "out_bytes": str(out_bytes)}
+        self.session = session
+        """This run's number: 0, then one more at each resume (the rows of classes written are marked with it)."""
         self.created = created
         """Made by this run (so this run may remove it again)."""
         self.failed = False
@@ -257,7 +312,8 @@ class Journal:
         parts, sizes = plan()
         meta = {"format": str(FORMAT), "fingerprint": digest, "puzzle": puzzle, "argv": json.dumps(list(argv)),
                 "numberings": str(1 + len(broken.problem.label_symmetries)), "planned": str(len(parts)),
-                "started": repr(time.time()), "complete": "0"}
+                "started": repr(time.time()), "complete": "0", "classes": "0", "out_bytes": "0",
+                "session": "0"}
         tmp, total = _build(path, meta, [_part_row(i, p, s) for i, (p, s) in enumerate(zip(parts, sizes, strict=True))])
         try:
             if damaged is not None:
@@ -280,12 +336,13 @@ class Journal:
         return cls(path, db, total, complete=False, created=True)
 
     @classmethod
-    def resume(cls, path: Path, broken: BrokenProblem, others: Others = ()) -> tuple[Journal, Restored] | None:
+    def resume(cls, path: Path, broken: BrokenProblem, others: Others = (),
+               ready: Callable[[Restored], None] | None = None) -> tuple[Journal, Restored] | None:
         """Open an existing journal of the same problem, and what it says; None when there is none.
 
-        Everything is checked before anything is written; then a first write (the time of this resume),
-        so that a journal that cannot be written (a full disk, a read-only file) is said now, not after
-        the work."""
+        Everything is checked before anything is written, `ready(restored)` (the caller's own checks, which
+        may raise) too; then a first write (this resume's number and time), so that a journal that cannot be
+        written (a full disk, a read-only file) is said now, not after the work."""
         _check_path(path, others)
         if not _is_journal_file(path):
             return None
@@ -296,61 +353,98 @@ class Journal:
                                  f"aside (to {path}.damaged) and starts again", where=exc.where) from None
         import sqlite3
 
+        restored = contents.restored
+        if ready is not None:
+            ready(restored)
+        session = restored.session + 1
+        total = contents.digest - _row_hash("meta", ("session", str(restored.session))) \
+            + _row_hash("meta", ("session", str(session)))
         try:
             db = _connect(path)
             with db:
                 db.execute("BEGIN IMMEDIATE")
+                db.execute("UPDATE meta SET value = ? WHERE key = 'session'", (str(session),))
+                db.execute("UPDATE meta SET value = ? WHERE key = 'digest'", (_hex(total),))
                 db.execute("UPDATE meta SET value = ? WHERE key = 'updated'", (repr(time.time()),))
         except sqlite3.Error as exc:
             raise _cannot_write(path, exc) from None
-        return cls(path, db, contents.digest, contents.summary.complete, created=False), contents.restored
+        return cls(path, db, total % _MOD, contents.summary.complete, created=False, written=restored.written,
+                   out_bytes=restored.out_bytes, session=session), restored
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def part_done(self, part: int, weighted: int, found: int, seconds: float, nodes: int,
-                  rotations: Sequence[tuple[bytes, int]], classes: Sequence[tuple[bytes, SolutionClass]],
+    def part_done(self, part: int, counts: PartCounts, seconds: float, nodes: int, classes: Sequence[Held],
+                  claimed: Sequence[tuple[bytes, int]], out_bytes: int,
                   given_back: Sequence[tuple[int, tuple[int, ...], float]] = ()) -> None:
-        """One transaction: the part's counts, the classes given, and the parts it gave back (index,
-        prefix, estimated size)."""
-        self._commit(rotations, classes, (part, weighted, found, seconds, nodes), given_back)
+        """One transaction: the part's counts, the classes held since the last commit (to be handed on once it
+        returns), the classes found again that an earlier run had written (`claimed`: digest and part), the
+        solutions file's size now (everything handed on before is in it), and the parts it gave back (index,
+        prefix, estimated size). The part's rows of classes written go: it has counted them."""
+        self._commit(classes, claimed, out_bytes, (part, counts, seconds, nodes), given_back)
 
-    def record(self, rotations: Sequence[tuple[bytes, int]], classes: Sequence[tuple[bytes, SolutionClass]]) -> None:
+    def record(self, classes: Sequence[Held], claimed: Sequence[tuple[bytes, int]], out_bytes: int) -> None:
         """One transaction: classes found by parts still running (see the module's docstring)."""
-        self._commit(rotations, classes, None, ())
+        self._commit(classes, claimed, out_bytes, None, ())
 
-    def _commit(self, rotations: Sequence[tuple[bytes, int]], classes: Sequence[tuple[bytes, SolutionClass]],
-                done: tuple[int, int, int, float, int] | None,
+    def _commit(self, classes: Sequence[Held], claimed: Sequence[tuple[bytes, int]], out_bytes: int,
+                done: tuple[int, PartCounts, float, int] | None,
                 given_back: Sequence[tuple[int, tuple[int, ...], float]]) -> None:
         if self.failed:
             raise CpsolveError("cannot write the journal after a failed write", where=str(self.path), exit_code=1)
         db = self._db
         new_parts = [_part_row(i, prefix, size) for i, prefix, size in given_back]
-        class_rows = [(c.index, key, c.assemblies, int(c.mirror_distinct),
-                       json.dumps(c.placements, separators=(",", ":"))) for key, c in classes]
-        rotation_rows = [(key, int(orbit)) for key, orbit in rotations]
+        written = [(digest, part, self.session) for digest, part, _ in classes]
+        tail = [(c.index, c.id, c.assemblies, int(c.mirror_distinct), json.dumps(c.placements, separators=(",", ":")))
+                for _, _, c in classes]
+        meta = {"classes": str(self.written + len(classes)), "out_bytes": str(int(out_bytes))}
         total = self._digest + sum(_row_hash("parts", r) for r in new_parts) \
-            + sum(_row_hash("rotations", r) for r in rotation_rows) + sum(_row_hash("classes", r) for r in class_rows)
+            + sum(_row_hash("written", r) for r in written) + sum(_row_hash("tail", r) for r in tail) \
+            + sum(_row_hash("meta", kv) - _row_hash("meta", (k, self._meta[k])) for k, kv in
+                  ((k, (k, v)) for k, v in meta.items()))
         import sqlite3
 
         try:
             with db:
                 db.execute("BEGIN IMMEDIATE")
                 db.executemany("INSERT INTO parts (part, prefix, size) VALUES (?, ?, ?)", [r[:3] for r in new_parts])
-                db.executemany("INSERT INTO rotations VALUES (?, ?)", rotation_rows)
-                db.executemany("INSERT INTO classes VALUES (?, ?, ?, ?, ?)", class_rows)
+                db.executemany("INSERT INTO written VALUES (?, ?, ?)", written)
+                for digest, part in claimed:
+                    old = db.execute("SELECT digest, part, session FROM written WHERE digest = ?", (digest,)).fetchone()
+                    new = (digest, part, self.session)
+                    if old is not None and old != new:
+                        total += _row_hash("written", new) - _row_hash("written", old)
+                        db.execute("UPDATE written SET part = ?, session = ? WHERE digest = ?", (part, self.session,
+                                                                                              digest))
+                # The tail is this commit's classes (none, maybe): those before are in the file, out_bytes long.
+                total -= sum(_row_hash("tail", r) for r in _rows(db, "tail", [0]))
+                db.execute("DELETE FROM tail")
+                db.executemany("INSERT INTO tail VALUES (?, ?, ?, ?, ?)", tail)
                 if done is not None:
-                    part, weighted, found, seconds, nodes = done
+                    part, counts, seconds, nodes = done
                     old = db.execute(f"SELECT {_COLUMNS['parts']} FROM parts WHERE part = ?", (part,)).fetchone()
-                    total += _row_hash("parts", (*old[:3], 1, int(weighted), int(found), int(nodes))) \
+                    total += _row_hash("parts", (*old[:3], 1, *(int(v) for v in counts), int(nodes))) \
                         - _row_hash("parts", old)
-                    db.execute("UPDATE parts SET done = 1, weighted = ?, found = ?, seconds = ?, nodes = ?, "
-                               "finished_at = ? WHERE part = ?",
-                               (int(weighted), int(found), float(seconds), int(nodes), time.time(), part))
-                self._set_meta(db, total)
+                    db.execute(f"UPDATE parts SET done = 1, {', '.join(f'{c} = ?' for c in COUNTS)}, seconds = ?, "
+                               "nodes = ?, finished_at = ? WHERE part = ?",
+                               (*(int(v) for v in counts), float(seconds), int(nodes), time.time(), part))
+                    # What it wrote or claimed in this session: it has counted those (rows of an earlier session
+                    # that it did not meet again are in what it gave back: a part made of that meets them).
+                    mine = (part, self.session)
+                    gone = db.execute("SELECT digest, part, session FROM written WHERE part = ? AND session = ?",
+                                      mine).fetchall()
+                    total -= sum(_row_hash("written", r) for r in gone)
+                    db.execute("DELETE FROM written WHERE part = ? AND session = ?", mine)
+                self._set_meta(db, total, **meta)
         except sqlite3.Error as exc:
             self.failed = True
             raise _cannot_write(self.path, exc) from None
         self._digest = total % _MOD
+        self._meta.update(meta)
+        self.written += len(classes)
+
+    def was_written(self, digest: bytes) -> bool:
+        """Whether the class with this digest was written by a part not finished when the run stopped."""
+        return self._db.execute("SELECT 1 FROM written WHERE digest = ?", (digest,)).fetchone() is not None
 
     def _set_meta(self, db: sqlite3.Connection, total: int, **changed: str) -> None:
         for key, value in changed.items():
@@ -391,12 +485,12 @@ class Journal:
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def classes(self) -> Iterator[tuple[bytes, SolutionClass]]:
-        """Every class recorded, in the order found."""
-        for idx, key, assemblies, mirror, placements in self._db.execute(
-                "SELECT idx, key, assemblies, mirror_distinct, placements FROM classes ORDER BY idx"):
-            yield key, SolutionClass(idx, assemblies, bool(mirror),
-                                     tuple((p, tuple(cells)) for p, cells in json.loads(placements)), class_id(key))
+    def tail(self) -> Iterator[SolutionClass]:
+        """The classes of the last commit, in order: handed on once more by a resume (the file may lack them)."""
+        for idx, id_, assemblies, mirror, placements in self._db.execute(
+                "SELECT idx, id, assemblies, mirror_distinct, placements FROM tail ORDER BY idx"):
+            yield SolutionClass(idx, assemblies, bool(mirror),
+                                tuple((p, tuple(cells)) for p, cells in json.loads(placements)), id_)
 
 
 def summary(path: Path) -> Summary:
@@ -539,9 +633,13 @@ def _digest(db: sqlite3.Connection) -> str:
     return _hex(acc[0])
 
 
-def _part_row(i: int, prefix: Sequence[int], size: float) -> tuple[int, str, float, int, None, None, None]:
-    """A new part's row, in the types SQLite gives back (the digest hashes what is read)."""
-    return (i, json.dumps([int(r) for r in prefix]), float(size), 0, None, None, None)
+PartRow = tuple[object, ...]
+
+
+def _part_row(i: int, prefix: Sequence[int], size: float) -> PartRow:
+    """A new part's row (the digested columns), in the types SQLite gives back (the digest hashes what is
+    read): not done, no counts, no nodes."""
+    return (i, json.dumps([int(r) for r in prefix]), float(size), 0, *(None for _ in COUNTS), None)
 
 
 @dataclass(frozen=True)
@@ -556,6 +654,9 @@ class _Meta:
     started: float
     updated: float
     complete: bool
+    classes: int
+    out_bytes: int
+    session: int
     digest: str
 
 
@@ -593,33 +694,38 @@ class _Checker:
                 "symmetry breaking): resume it with the same puzzle and options", where=str(self.path),
                 field="journal")
         parts = self.parts(m.planned)
-        rotations, orbits = self.rotations()
-        n, mirrors, assemblies = self.classes()
+        pending = self.written(len(parts), m.session)
+        tail = self.tail()
         all_done = all(p[3] for p in parts)
-        if not n <= len(rotations) <= n + mirrors:
-            raise self.bad(f"{len(rotations)} rotation classes recorded for {n} classes, {mirrors} of them with a "
-                           "distinct mirror image")
+        done = [p for p in parts if p[3]]
+        weighted, found, rotations, orbits, classes, assemblies, mirrors = (sum(p[4][k] for p in done)
+                                                                           for k in range(len(COUNTS)))
+        if m.classes != classes + pending:
+            raise self.bad(f"{m.classes} classes written, but the finished subproblems counted {classes} and the "
+                           f"others wrote {pending}")
+        if tail and tail != list(range(m.classes - len(tail), m.classes)):
+            raise self.bad(f"the last classes recorded are numbered {tail[0]} to {tail[-1]}, {m.classes} were written")
         if m.complete and not all_done:
             raise self.bad(f"marked complete with {sum(not p[3] for p in parts)} subproblems not done")
-        weighted = sum(p[4] for p in parts if p[3])
-        if all_done and not (len(rotations) == n + mirrors and orbits == assemblies
-                             and weighted == m.numberings * assemblies):
+        if all_done and not (rotations == classes + mirrors and orbits == assemblies
+                             and weighted == m.numberings * orbits):
             raise self.bad(f"every subproblem is done, but their weights add up to {weighted} and the classes' "
                            f"assemblies to {assemblies} (x{m.numberings}), the rotation classes' orbits to "
-                           f"{orbits}, {len(rotations)} rotation classes for {n} classes and {mirrors} mirror images")
+                           f"{orbits}, {rotations} rotation classes for {classes} classes and {mirrors} mirror images")
         if _hex(self.acc[0]) != m.digest:
             raise self.bad("its content does not match its digest (edited by hand, or damaged)")
-        found = sum(p[5] for p in parts if p[3])
         summary = Summary(
             puzzle=m.puzzle, fingerprint=m.fingerprint, argv=m.argv, started=m.started,
-            updated=m.updated, parts=len(parts), parts_done=sum(p[3] for p in parts),
-            size=math.fsum((p[6] or p[2]) if p[3] else p[2] for p in parts),
-            size_done=math.fsum((p[6] or p[2]) for p in parts if p[3]), found=found, classes=n,
-            rotation_classes=len(rotations), complete=m.complete, total=weighted // m.numberings)
+            updated=m.updated, parts=len(parts), parts_done=len(done),
+            size=math.fsum((p[5] or p[2]) if p[3] else p[2] for p in parts),
+            size_done=math.fsum((p[5] or p[2]) for p in done), found=found, classes=m.classes,
+            rotation_classes=rotations, complete=m.complete, total=weighted // m.numberings)
         restored = Restored(
             parts=tuple(p[1] for p in parts), sizes=tuple(p[2] for p in parts),
-            done=frozenset(p[0] for p in parts if p[3]), weighted=weighted, found=found,
-            work_done=math.fsum((p[6] or p[2]) for p in parts if p[3]), rotations=rotations)
+            done=frozenset(p[0] for p in done), counts=(weighted, found, rotations, orbits, classes, assemblies,
+                                                        mirrors),
+            work_done=math.fsum((p[5] or p[2]) for p in done), written=m.classes, out_bytes=m.out_bytes,
+            pending=pending, session=m.session)
         return _Contents(summary, restored, int(m.digest, 16))
 
     def meta(self, meta: dict[object, object], every: dict[object, object]) -> _Meta:
@@ -655,19 +761,28 @@ class _Checker:
                 raise ValueError
             return s == "1"
 
+        def size(s: str) -> int:
+            v = int(s)
+            if v < 0:
+                raise ValueError
+            return v
+
         out = _Meta(fingerprint=value("fingerprint", digest), puzzle=value("puzzle", str), argv=value("argv", words),
                     numberings=value("numberings", count), planned=value("planned", count),
                     started=value("started", float), updated=value("updated", float, every),
-                    complete=value("complete", flag), digest=value("digest", digest, every))
+                    complete=value("complete", flag), classes=value("classes", size),
+                    out_bytes=value("out_bytes", size), session=value("session", size),
+                    digest=value("digest", digest, every))
         if self.problem is not None and out.numberings != 1 + len(self.problem.label_symmetries):
             raise self.bad(f"meta numberings is {out.numberings}, the puzzle has "
                            f"{1 + len(self.problem.label_symmetries)}")
         return out
 
-    def parts(self, planned: int) -> list[tuple[int, tuple[int, ...], float, int, int, int, int]]:
-        out: list[tuple[int, tuple[int, ...], float, int, int, int, int]] = []
+    def parts(self, planned: int) -> list[tuple[int, tuple[int, ...], float, int, PartCounts, int]]:
+        """(index, prefix, size, done, counts, nodes) of every part."""
+        out: list[tuple[int, tuple[int, ...], float, int, PartCounts, int]] = []
         n_rows = None if self.problem is None else len(self.problem.rows)
-        for i, (part, prefix, size, done, weighted, found, nodes) in enumerate(_rows(self.db, "parts", self.acc)):
+        for i, (part, prefix, size, done, *counted, nodes) in enumerate(_rows(self.db, "parts", self.acc)):
             if part != i:
                 raise self.bad(f"subproblem {i} is missing")
             try:
@@ -678,11 +793,12 @@ class _Checker:
                 raise self.bad(f"subproblem {i}'s prefix is {str(prefix)[:40]!r}")
             if not (isinstance(size, (int, float)) and math.isfinite(size) and size >= 0):
                 raise self.bad(f"subproblem {i}'s size is {size!r}")
-            counts = (weighted, found, nodes)
+            values = (*counted, nodes)
             if type(done) is not int or done not in (0, 1) \
-                    or not (all(_is_count(v) for v in counts) if done else counts == (None, None, None)):
-                raise self.bad(f"subproblem {i}: done {done!r} with weighted, found, nodes {counts!r}")
-            out.append((i, tuple(rows), float(size), done, weighted or 0, found or 0, nodes or 0))  # type: ignore
+                    or not (all(_is_count(v) for v in values) if done else all(v is None for v in values)):
+                raise self.bad(f"subproblem {i}: done {done!r} with {', '.join(COUNTS)}, nodes {values!r}")
+            counts = tuple(v or 0 for v in counted)
+            out.append((i, tuple(rows), float(size), done, counts, nodes or 0))  # type: ignore[arg-type]
         if not 0 < planned <= len(out):
             raise self.bad(f"{len(out)} subproblems, {planned} planned")
         prefixes = {p[1] for p in out}
@@ -699,20 +815,22 @@ class _Checker:
                 raise self.bad("its planned subproblems do not partition the search")
         return out
 
-    def rotations(self) -> tuple[dict[bytes, int], int]:
-        out: dict[bytes, int] = {}
-        for key, orbit in _rows(self.db, "rotations", self.acc):
-            if not (isinstance(key, bytes) and key and _is_count(orbit, 1)):
-                raise self.bad(f"a rotation class with key {str(key)[:20]!r} and orbit {orbit!r}")
-            out[key] = orbit  # type: ignore[assignment]
-        return out, sum(out.values())
+    def written(self, n_parts: int, sessions: int) -> int:
+        """The rows of classes written by unfinished parts, checked; how many."""
+        n = 0
+        for digest, part, session in _rows(self.db, "written", self.acc):
+            if not (isinstance(digest, bytes) and len(digest) == 16 and isinstance(part, int) and 0 <= part < n_parts
+                    and isinstance(session, int) and 0 <= session <= sessions):
+                raise self.bad(f"a class written with digest {str(digest)[:20]!r} by part {part!r} in session "
+                               f"{session!r}")
+            n += 1
+        return n
 
-    def classes(self) -> tuple[int, int, int]:
-        n = mirrors = assemblies = 0
+    def tail(self) -> list[int]:
+        """The last commit's classes, checked; their indices."""
+        out: list[int] = []
         p = self.problem
-        for idx, key, asm, mirror, placements in _rows(self.db, "classes", self.acc):
-            if idx != n:
-                raise self.bad(f"class {n} is missing")
+        for idx, id_, asm, mirror, placements in _rows(self.db, "tail", self.acc):
             try:
                 pieces = json.loads(placements) if isinstance(placements, str) else None
             except ValueError:
@@ -722,14 +840,13 @@ class _Checker:
                 and all(_is_count(c) for c in x[1]) for x in pieces)
             if shaped and p is not None:  # shaped: a list of [piece, [cells]]
                 shaped = all(x[0] < p.n_pieces and all(c < len(p.cells) for c in x[1]) for x in pieces)  # type: ignore
-            if not (shaped and isinstance(key, bytes) and key and isinstance(asm, int) and asm >= 1
-                    and isinstance(mirror, int) and mirror in (0, 1) and (not mirror or asm % 2 == 0)):
-                raise self.bad(f"class {n} (assemblies {asm!r}, mirror_distinct {mirror!r}, placements "
+            if not (shaped and _is_count(idx) and isinstance(id_, str) and re.fullmatch("[0-9a-f]{16}", id_)
+                    and isinstance(asm, int) and asm >= 1 and isinstance(mirror, int) and mirror in (0, 1)
+                    and (not mirror or asm % 2 == 0)):
+                raise self.bad(f"class {idx!r} (assemblies {asm!r}, mirror_distinct {mirror!r}, placements "
                                f"{str(placements)[:30]!r})")
-            n += 1
-            mirrors += mirror
-            assemblies += asm
-        return n, mirrors, assemblies
+            out.append(idx)  # type: ignore[arg-type]
+        return out
 
 
 # -- writing files ----------------------------------------------------------------------------------
@@ -744,13 +861,15 @@ def _connect(path: Path) -> sqlite3.Connection:
     import sqlite3
 
     db = sqlite3.connect(path, isolation_level=None, timeout=30)
+    # No free pages kept (set before anything is written; a no-op on an existing journal): the tail is replaced
+    # by every commit, and the file stays as small as its rows, so damage anywhere hits a row the checks read.
+    db.execute("PRAGMA auto_vacuum = FULL")
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
     return db
 
 
-def _build(path: Path, meta: dict[str, str], parts: list[tuple[int, str, float, int, None, None, None]]
-           ) -> tuple[Path, int]:
+def _build(path: Path, meta: dict[str, str], parts: list[PartRow]) -> tuple[Path, int]:
     """A new journal under a temporary name beside `path`, with its first transaction, closed (so checkpointed:
     a single file); its name and digest. A failure (a full disk, a read-only folder) leaves nothing."""
     for _ in range(100):

@@ -3,9 +3,10 @@
 Workers are forked, so they inherit the prepared problem and the backend without pickling or
 reloading (starting a fresh interpreter and importing OR-Tools costs about 0.5 s each). Each worker
 has its own two-way pipe: the parent sends it parts, the one to run and the next (PREFETCH), and it
-sends back the solutions it finds (in batches of up to 256, none held more than 50 ms), then "done"
-for each part. The parent canonicalizes, counts and writes, so a Ctrl-C or a timeout loses nothing
-it had already counted.
+sends back what it finds (in batches of up to 256 solutions, none held more than 50 ms), then "done"
+for each part. A worker judges its own solutions (`problem.canonical.Judge`: which ones open a class,
+remembering none) and sends counts and the new classes only; the parent counts and writes, so a
+Ctrl-C or a timeout loses nothing it had already counted.
 
 Why not `multiprocessing.Pool` (what this module used before): a pool cannot tell that a worker
 died (the kernel's out-of-memory killer, a `kill -9`), so the parent waited for ever for its part;
@@ -20,10 +21,14 @@ searched as prefixes, the worker sizes them with a few walks each, and the paren
 line as parts of their own (`finished` registers them, in the journal too). The few giant parts that
 the estimate missed are so shared out instead of running alone at the end.
 
-Rerunning a part must not count its solutions twice: while a part is in flight the parent keeps a
-digest of every solution it received from it, and a rerun skips those. A part whose worker dies
-twice stops the run with one line naming the part (a part that kills its worker once will likely do
-it again, e.g. out of memory).
+Rerunning a part must not count its solutions twice: while a part is in flight the parent keeps how
+many solutions it received from it, and a running hash of them (the worker's); a rerun is given the
+same node budget and skips that many, since a backend lists a part's solutions in the same order every
+time (`Backend.search`), and it checks the hash of those it skipped: a backend that breaks that
+promise stops the run with one line rather than miscount. Nothing grows with the solutions found (the
+digest of every solution the parent kept before cost memory without bound on a long part). A part
+whose worker dies twice stops the run with one line naming the part (a part that kills its worker
+once will likely do it again, e.g. out of memory).
 
 Workers ignore SIGINT (the terminal sends Ctrl-C to the whole process group; the parent decides when
 to stop) and are killed with SIGKILL when the parent is done with them. They ask the kernel to kill
@@ -32,15 +37,14 @@ them when the parent dies (Linux `PR_SET_PDEATHSIG`), so a `kill -9` of the pare
 
 from __future__ import annotations
 
-import hashlib
 import time
-from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
 from ..errors import CpsolveError
+from ..problem.canonical import Judge, Stretches
 from ..problem.placements import ExactCoverProblem
 from .backends import Backend, SearchStats, Status
 from .estimate import part_sizes
@@ -69,60 +73,85 @@ Budget = Callable[[int, Sequence[int]], int]
 
 @dataclass
 class _Flight:
-    """The solutions the parent has counted from one part, so that a rerun counts none twice."""
+    """What the parent has counted from one part, so that a rerun counts none twice: the solutions
+    received, the running hash of them, and the node budget the part was sent with."""
 
-    seen: set[bytes] = field(default_factory=set)
+    received: int = 0
+    hashed: int = 0
+    budget: int | None = None
     attempts: int = 0
 
 
-def digest(rows: Sequence[int]) -> bytes:
-    """A 128-bit fingerprint of a solution's rows (a collision would need about 2^64 solutions)."""
-    return hashlib.blake2b(array("q", rows).tobytes(), digest_size=16).digest()
+def running_hash(hashed: int, rows: tuple[int, ...]) -> int:
+    """The running hash after one more solution: the same in every process (a tuple of ints hashes the same
+    wherever it is hashed: PYTHONHASHSEED salts strings and bytes only)."""
+    return hash((hashed, rows))
 
 
 class _Batch:
-    """A worker's solutions, sent in batches: one pipe message per solution cost the parent more than
-    the canonical form of it (Conway without symmetry breaking, 27,456 solutions: two workers were
-    slower than one process). A batch goes when it holds BATCH solutions or is FLUSH seconds old, so
-    the parent still sees solutions within a fraction of a second."""
+    """A worker's solutions, judged and sent in batches: one pipe message per solution cost the parent
+    more than the canonical form of it (Conway without symmetry breaking, 27,456 solutions: two workers
+    were slower than one process). A batch goes when it holds BATCH solutions or classes or is FLUSH
+    seconds old, so the parent still sees solutions within a fraction of a second.
 
-    def __init__(self, conn: Connection, part: int):
-        self.conn, self.part = conn, part
-        self.rows: list[tuple[int, ...]] = []
+    A rerun skips the first `skip` solutions (the parent counted them from the run before) and checks
+    that their running hash is `expect`."""
+
+    def __init__(self, conn: Connection, part: int, judge: Judge, skip: int = 0, expect: int = 0):
+        self.conn, self.part, self.judge = conn, part, judge
+        self.stretches = Stretches()
         self.since = 0.0
+        self.seen = 0
+        self.hashed = 0
+        self.skip, self.expect = skip, expect
 
     def add(self, rows: tuple[int, ...]) -> None:
-        if not self.rows:
+        self.hashed = running_hash(self.hashed, rows)
+        self.seen += 1
+        if self.seen <= self.skip:
+            if self.seen == self.skip and self.hashed != self.expect:
+                raise RerunDiffers(f"the backend listed other solutions when subproblem {self.part + 1} was run "
+                                   "again after its worker died; the run stops rather than count them wrong")
+            return
+        if not self.stretches.held:
             self.since = time.monotonic()
-        self.rows.append(rows)
-        if len(self.rows) >= BATCH or time.monotonic() - self.since > FLUSH:
+        self.stretches.add(self.judge(rows))
+        if self.stretches.held >= BATCH or time.monotonic() - self.since > FLUSH:
             self.flush()
 
     def flush(self) -> None:
-        if self.rows:
-            self.conn.send(("solutions", self.part, self.rows))
-            self.rows = []
+        if self.stretches.held:
+            self.conn.send(("solutions", self.part, (self.stretches.take(), self.seen, self.hashed)))
 
 
-def _serve(conn: Connection, problem: ExactCoverProblem, backend: Backend, deadline: float | None) -> None:
-    """The worker's loop: receive (part, forced rows, node budget), stream its solutions, report its
-    stats with the sizes of what it gave back."""
-    for part, forced, budget in tasks(conn):
+class RerunDiffers(Exception):
+    """A part run again did not list the same first solutions as the run before."""
+
+
+def _serve(conn: Connection, judge: Judge, backend: Backend, deadline: float | None) -> None:
+    """The worker's loop: receive (part, forced rows, node budget, solutions to skip, their hash), stream its
+    judged solutions, report its stats with the sizes of what it gave back."""
+    problem = judge.problem
+    for part, forced, budget, skip, expect in tasks(conn):
         try:
             remaining = None if deadline is None else deadline - time.time()
             rest_sizes: list[float] = []
             if remaining is not None and remaining <= 0:
                 stats = SearchStats(backend.label, Status.TIMEOUT)
             else:
-                batch = _Batch(conn, part)
+                batch = _Batch(conn, part, judge, skip, expect)
                 stats = backend.search(problem, batch.add, forced=forced, timeout=remaining, budget=budget)
+                if batch.seen < skip and stats.status == Status.COMPLETE:
+                    batch.skip = batch.seen  # fewer solutions than the run before: the check below fails
+                    raise RerunDiffers(f"the backend listed fewer solutions when subproblem {part + 1} was run "
+                                       "again after its worker died; the run stops rather than count them wrong")
                 batch.flush()
                 rest_sizes = given_back_sizes(problem, stats.rest)
             conn.send(("done", part, (stats, rest_sizes)))
         except (BrokenPipeError, EOFError, ConnectionResetError):
             return
         except Exception as exc:  # noqa: BLE001 - the parent reports it with the worker's message
-            conn.send(("error", part, f"{type(exc).__name__}: {exc}"))
+            conn.send(("error", part, str(exc) if isinstance(exc, RerunDiffers) else f"{type(exc).__name__}: {exc}"))
 
 
 def given_back_sizes(problem: ExactCoverProblem, rest: Sequence[tuple[int, ...]]) -> list[float]:
@@ -134,12 +163,12 @@ def given_back_sizes(problem: ExactCoverProblem, rest: Sequence[tuple[int, ...]]
     return part_sizes(problem, rest, probes=REST_PROBES * len(rest), seconds=REST_SECONDS) or [0.0] * len(rest)
 
 
-def _spawn(problem: ExactCoverProblem, backend: Backend, deadline: float | None, others: list[Worker]) -> Worker:
-    return fork(lambda conn: _serve(conn, problem, backend, deadline), others)
+def _spawn(judge: Judge, backend: Backend, deadline: float | None, others: list[Worker]) -> Worker:
+    return fork(lambda conn: _serve(conn, judge, backend, deadline), others)
 
 
 def run_parallel(
-    problem: ExactCoverProblem,
+    judge: Judge,
     backend: Backend,
     parts: Sequence[tuple[int, ...]],
     order: Sequence[int],
@@ -152,8 +181,9 @@ def run_parallel(
 ) -> None:
     """Run the parts listed in `order` on `workers` processes, in that order (the biggest first).
 
-    Each solution goes to `collect(part, rows)` in arrival order, once per part even when the part is
-    run again on a fresh worker; `finished(part, stats, rest_sizes)` once the part is complete. A part
+    Each part's solutions go to `collect(part, stretch)`, judged by the workers with `judge`, in arrival
+    order, once even when the part is run again on a fresh worker; `finished(part, stats, rest_sizes)`
+    once the part is complete. A part
     is searched for at most `budget_of(part, waiting)` nodes (0: no limit; `waiting` are the parts not
     yet handed out when it is); the parts `finished` makes of what it gave back (`parts` grows by
     them) run next. Returns with
@@ -180,7 +210,7 @@ def run_parallel(
                 )
             todo.extendleft(reversed(dead.queued))
         if todo:
-            fresh = _spawn(problem, backend, deadline, pool)
+            fresh = _spawn(judge, backend, deadline, pool)
             pool.append(fresh)
             give(fresh)
 
@@ -202,7 +232,7 @@ def run_parallel(
 
     try:
         for _ in range(min(workers, len(todo))):
-            pool.append(_spawn(problem, backend, deadline, pool))
+            pool.append(_spawn(judge, backend, deadline, pool))
         for w in list(pool):
             give(w)
         while busy := [w for w in pool if w.queued]:
@@ -235,10 +265,12 @@ def _assign(w: Worker, todo: deque[int], parts: Sequence[tuple[int, ...]], fligh
             budget_of: Budget) -> bool:
     """Send the next part to a worker; False if the worker turns out to be dead."""
     part = todo.popleft()
-    flights.setdefault(part, _Flight())
+    flight = flights.setdefault(part, _Flight())
+    if flight.budget is None:  # a rerun keeps the first run's budget: the same search, node for node
+        flight.budget = budget_of(part, todo)
     w.queued.append(part)
     try:
-        w.conn.send((part, parts[part], budget_of(part, todo)))
+        w.conn.send((part, parts[part], flight.budget, flight.received, flight.hashed))
     except OSError:
         return False
     return True
@@ -256,14 +288,12 @@ def _drain(w: Worker, flights: dict[int, _Flight], collect: Collect, finished: F
             raise CpsolveError(f"a worker failed on subproblem {part + 1}: {payload}", exit_code=1)
         flight = flights[part]
         if kind == "solutions":
-            for rows in payload:
-                key = digest(rows)
-                if key not in flight.seen:
-                    flight.seen.add(key)
-                    if collect(part, rows):
-                        return Status.STOPPED
-                    if _expired(deadline):
-                        return Status.TIMEOUT
+            stretches, flight.received, flight.hashed = payload
+            for n, stretch in enumerate(stretches, 1):
+                if collect(part, stretch):
+                    return Status.STOPPED
+                if n % 16 == 0 and _expired(deadline):
+                    return Status.TIMEOUT
         else:
             stats: SearchStats
             stats, rest_sizes = payload

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..problem.canonical import Tally
+from ..problem.canonical import Stretch, Tally
 from .backends import SearchStats, Status
 
 
@@ -85,8 +85,9 @@ class EnumerationResult:
 
 
 Progress = Callable[[EnumerationResult], None]
-Collect = Callable[[int, tuple[int, ...]], bool]
-"""A runner hands each solution over as (subproblem index, rows); True means stop the run."""
+Collect = Callable[[int, Stretch], bool]
+"""A runner hands its solutions over as (subproblem index, stretch), judged where they were found (see
+`problem.canonical.Judge`): every solution of a part in exactly one stretch; True means stop the run."""
 Finished = Callable[[int, SearchStats, Sequence[float]], Sequence[int]]
 """A runner reports each subproblem it completed, once, with its search stats and the estimated size
 of each prefix in `stats.rest` (what the part gave back unsearched). It returns the indices those
