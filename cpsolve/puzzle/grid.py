@@ -74,7 +74,8 @@ def _signed_permutations() -> tuple[GridMap, ...]:
         for signs in product((1, -1), repeat=3):
             rows = tuple(tuple(signs[i] if axes[i] == j else 0 for j in range(3)) for i in range(3))
             out.append(GridMap(rows, 1, _det(rows) < 0))  # type: ignore[arg-type]
-    return tuple(sorted(out, key=lambda g: (g.is_reflection, g.matrix)))
+    eye = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+    return tuple(sorted(out, key=lambda g: (g.is_reflection, g.matrix != eye, g.matrix)))
 
 
 class Grid:

@@ -187,7 +187,10 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None, *, strict: bool = Tru
     `strict` False the pieces' volume is not checked against the container's: `cpsolve explain`
     reads such a file to say why it has no assembly.
     """
+    grid = GRIDS[spec.grid]
     container = spec.container.cells()
+    if grid is not CUBES:  # a box or a union of boxes holds the grid's cells in it
+        container = tuple(c for c in container if grid.is_cell(c))
     ref = spec.reference
     reference = None if ref is None else Reference(ref.source, ref.total, ref.unique_rotation, ref.unique_symmetry,
                                                    ref.solvable)
@@ -202,12 +205,13 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None, *, strict: bool = Tru
         return Puzzle(spec.name, container, kind="chain", chain=chain, source=spec.source,
                       description=spec.description, reference=reference, origin=origin)
     assert spec.pieces is not None
-    pieces = tuple(_piece(n, p, len(container)) for n, p in spec.pieces.items())
+    pieces = tuple(_piece(n, p, len(container), grid) for n, p in spec.pieces.items())
     container_colors = tuple(sorted(
         (tuple(c), name) for name, cells in (spec.container.cell_colors or {}).items() for c in cells
     ))
     rules = frozenset((a, b) for a, targets in (spec.color_rules or {}).items() for b in targets)
-    return packing(spec.name, container, pieces, optional=spec.container.optional_cells(),
+    optional = tuple(c for c in spec.container.optional_cells() if grid.is_cell(c))
+    return packing(spec.name, container, pieces, optional=optional, grid=spec.grid,
                    container_colors=container_colors, color_rules=rules,  # type: ignore[arg-type]
                    groups=spec.groups or (), key_piece=spec.key_piece, source=spec.source,
                    description=spec.description, reference=reference, origin=origin, strict=strict)
@@ -250,9 +254,14 @@ def packing(name: str, container: Shape, pieces: tuple[Piece, ...], *, optional:
                   color_rules=color_rules, groups=tuple(sets), grid=grid)
 
 
-def _piece(name: str, spec: PieceSpec, cells: int) -> Piece:
+def _piece(name: str, spec: PieceSpec, cells: int, grid: Grid = CUBES) -> Piece:
     low, high = spec.count_range()
-    return make_piece(name, spec.shape(), low, high, cells, spec.color, spec.colors())
+    if grid is CUBES:
+        return make_piece(name, spec.shape(), low, high, cells, spec.color, spec.colors())
+    raw = spec.raw_cells()
+    dx, dy, dz = grid.shift_of(raw)
+    colours = tuple(sorted(((c[0] + dx, c[1] + dy, c[2] + dz), k) for c, k in spec.colors_as_written()))
+    return make_piece(name, grid.normalize(raw), low, high, cells, spec.color, colours)
 
 
 def make_piece(name: str, shape: Shape, low: int, high: int, cells: int, color: str | None = None,
