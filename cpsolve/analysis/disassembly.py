@@ -54,6 +54,7 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..errors import CpsolveError
 from ..limits import check
 from ..puzzle.geometry import Cell
 
@@ -707,6 +708,18 @@ class TooManyStates(Exception):
     def __init__(self, states: int) -> None:
         super().__init__(f"gave up after {states} states")
         self.states = states
+
+
+def check_grid(grid: str) -> None:
+    """Refuse, in one line, to take apart an assembly on a grid without a disassembler: BurrTools has one
+    only for cubes and triangular prisms (`gridType_c::getCapabilities`), and cpsolve only for cubes."""
+    if grid == "cubes":
+        return
+    if grid == "prisms":
+        raise CpsolveError("cpsolve does not take assemblies on the triangular prism grid apart yet (BurrTools "
+                           "slides them along its four prism axes)", field="grid")
+    raise CpsolveError(f"BurrTools has no disassembler for the {grid} grid either: assemblies there are counted, "
+                       "not taken apart", field="grid")
 
 
 def check_pieces(n: int) -> None:
