@@ -826,9 +826,10 @@ class _Disassembling:
     and keeps the tally of assemblies against solutions and levels."""
 
     def __init__(self, puzzle: Puzzle, min_level: str | None) -> None:
-        from .analysis.disassembly import LevelTally, check_pieces, parse_level, puzzle_groups
+        from .analysis.disassembly import LevelTally, check_grid, check_pieces, parse_level, puzzle_groups
 
         try:
+            check_grid(puzzle.grid)
             check_pieces(puzzle.n_pieces)
         except CpsolveError as exc:
             raise exc.located(puzzle.origin or puzzle.name) from None
@@ -1492,12 +1493,13 @@ def disassemble(solution: Solution, *, max_states: int | None = None) -> Disasse
     >>> found.ok, found.level_text()
     (True, '1')
     """
-    from .analysis.disassembly import TooManyStates, puzzle_groups
+    from .analysis.disassembly import TooManyStates, check_grid, puzzle_groups
     from .analysis.disassembly import disassemble as take_apart
 
     if solution.puzzle is not None and solution.puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=solution.name)
     try:
+        check_grid(solution.puzzle.grid if solution.puzzle is not None else "cubes")
         return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states)
     except TooManyStates as exc:
         raise CpsolveError(str(exc), where=solution.name, field="max_states", exit_code=1) from None
