@@ -1463,7 +1463,7 @@ def export(
 
 def _stl(puzzle: Puzzle, unit: float, clearance: float) -> dict[str, bytes]:
     """One binary STL per distinct piece (`output.stl.file_names`: a piece used k times is `NAME-xk.stl`)."""
-    from .output.stl import FLOAT32_MAX, binary_stl, file_names, triangles
+    from .output.stl import FLOAT32_MAX, binary_stl, file_names, piece_triangles
     from .puzzle.geometry import bounding_size
 
     if puzzle.kind == "chain":
@@ -1477,7 +1477,7 @@ def _stl(puzzle: Puzzle, unit: float, clearance: float) -> dict[str, bytes]:
         raise CpsolveError(f"{unit:g} mm cubes make a piece {longest:g} mm long, beyond the {FLOAT32_MAX:.3g} mm "
                            "that STL's 32-bit numbers hold", field="unit")
     names = file_names([(p.name, p.count) for p in puzzle.pieces])
-    return {file: binary_stl(p.name, triangles(p.shape, unit, clearance), p.count)
+    return {file: binary_stl(p.name, piece_triangles(puzzle.grid, p.shape, unit, clearance), p.count)
             for file, p in zip(names, puzzle.pieces, strict=True)}
 
 
@@ -1549,7 +1549,7 @@ def draw(
         which = f"solution {what.index}" if what.index is not None else "a solution"
         drawing = pictures.draw_solution(what.pieces, _colors(what.puzzle), view=view, explode=exploded,
                                          title=heading(f"{what.name}, {which}"),
-                                         marks=constraint_marks(what.puzzle, what.pieces))
+                                         marks=constraint_marks(what.puzzle, what.pieces), grid=_grid(what.puzzle))
     elif isinstance(what, Puzzle):
         if what.kind == "chain":
             assert what.chain is not None
@@ -1557,7 +1557,8 @@ def draw(
                                              title=heading(f"{what.name}: a chain of {what.chain.n} cubes"))
         else:
             shapes = [(p.name if p.count == 1 else f"{p.name} ({p.count})", p.shape, p.color) for p in what.pieces]
-            drawing = pictures.pieces_drawing(shapes, view=view, title=heading(f"{what.name}: the pieces"))
+            drawing = pictures.pieces_drawing(shapes, view=view, title=heading(f"{what.name}: the pieces"),
+                                              grid=what.grid)
     else:
         sheet = list(what)
         if not sheet or not all(isinstance(s, Solution) for s in sheet):
@@ -1567,7 +1568,7 @@ def draw(
             [(f"#{s.index if s.index is not None else i}", s.pieces) for i, s in builtins.enumerate(sheet)],
             _colors(puzzle), [p.name for p in puzzle.pieces] if puzzle is not None else (), view=view,
             explode=exploded, title=heading(f"{sheet[0].name}: {len(sheet)} solutions"),
-            marks=[constraint_marks(s.puzzle, s.pieces) for s in sheet])
+            marks=[constraint_marks(s.puzzle, s.pieces) for s in sheet], grid=_grid(puzzle))
     if size is not None:
         drawing = pictures.fitted(drawing, size)
     return pictures.encode(drawing, format)
@@ -1580,6 +1581,11 @@ def _check_drawable(solution: object) -> None:
             check_drawing([c for cells in solution.pieces.values() for c in cells])
         except CpsolveError as exc:
             raise exc.located(solution.name) from None
+
+
+def _grid(puzzle: Puzzle | None) -> str:
+    """The grid a solution is drawn on: its puzzle's, cubes when the puzzle is unknown."""
+    return puzzle.grid if puzzle is not None else "cubes"
 
 
 def _colors(puzzle: Puzzle | None) -> dict[str, str | None]:
