@@ -452,7 +452,7 @@ class Solution:
         """The solution as z-layers of letters, one letter per piece (what `cpsolve solve` prints)."""
         from .output.text import draw as layers
 
-        return layers(self.pieces)
+        return layers(self.pieces, lattice=_grid(self.puzzle))
 
     def _repr_png_(self) -> bytes:
         return draw(self, "png")
