@@ -6,7 +6,7 @@ The example files are not in this repository. The shared ones are read from ../s
 PiecesOfEight, ... beside those) from the folder CPSOLVE_BURRTOOLS_EXAMPLES names, e.g. one filled with
 `git --git-dir=BURR_TOOLS_GIT show HEAD:examples/NAME.xmpuzzle > DIR/NAME.xmpuzzle`. The counts asserted
 are the files' own `assemblies=` (BurrTools' results saved with them) and, where ../peers/bin/burrTxt
-exists, what burrTxt prints for the same problem, side by side.
+exists (or CPSOLVE_PEERS names its folder), what burrTxt prints for the same problem, side by side.
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ from cpsolve.search.enumeration import enumerate_classes, prepare
 
 SHARED = Path(os.environ.get("CPSOLVE_SHARED_EXAMPLES", REPO.parent / "shared" / "burrtools-examples"))
 MIRROR = Path(os.environ.get("CPSOLVE_BURRTOOLS_EXAMPLES", "/nonexistent"))
-BURRTXT = REPO.parent / "peers" / "bin" / "burrTxt"
+PEERS = Path(os.environ.get("CPSOLVE_PEERS", REPO.parent / "peers" / "bin"))
+"""The peer programs (../peers/bin beside the repository; CPSOLVE_PEERS names them elsewhere)."""
+BURRTXT = PEERS / "burrTxt"
 
 EXAMPLES = {  # file: BurrTools' assemblies per problem (the file's assemblies=; None: no assembly exists)
     "BallRoom": (2, 1, 3),
@@ -315,3 +317,79 @@ def test_export_with_solutions_reads_back(name, tmp_path):
     read = [assembly_pieces(back, 0, a) for a in back.problems[0].stored]
     assert [{k: sorted(v) for k, v in s.items()} for s in read] == [{k: sorted(v) for k, v in s.items()} for s in sols]
     assert all(check_solution(again, s) is None for s in read)
+
+
+# ------------------------------------------------------------------------------------------ taking apart
+
+
+BTLEVELS = PEERS / "btlevels"
+
+
+@pytest.mark.parametrize("problem, level, stored", [(0, "9.6.4", "9.6.4.2.2.2.1.2"), (1, "9.5.1", "9.5.1.1.2.2.2")])
+def test_prisgon_comes_apart_as_burrtools_says(problem, level, stored):
+    """Prisgon's README gives levels 9.6.4 and 9.5.1; the file stores BurrTools' whole figures, which the
+    first way found (BurrTools' rule) gives exactly, on the prism grid's four axes."""
+    from cpsolve.analysis.disassembly import disassemble
+
+    path = example("Prisgon")
+    if path is None:
+        pytest.skip("Prisgon.xmpuzzle not found")
+    bf = parse_xmpuzzle(path)
+    pieces = assembly_pieces(bf, problem, bf.problems[problem].stored[0])
+    assert disassemble(pieces, grid="prisms", first_found=True).level_text() == stored
+    assert disassemble(pieces, grid="prisms").level_text().startswith(level)
+
+
+def test_a_triangle_cannot_slide_past_a_triangle_it_would_sweep():
+    """Sliding one edge along, a triangle passes over the triangle between its start and its end: with
+    that one taken, it cannot move that way at all, though its next place is free."""
+    from cpsolve.analysis.disassembly import disassemble
+
+    # an up triangle at (0, 0) and a down triangle right of it at (1, 0) in one layer: the up one may not
+    # slide +x (it would pass over the down one), but either comes out along z
+    got = disassemble({"u": [(0, 0, 0)], "d": [(1, 0, 0)]}, grid="prisms")
+    assert got.ok and [m.text() for m in got.moves()] == ["u +z out"]
+    # two up triangles (0, 0) and (2, 0) with nothing between: the first slides +x 0 places (it would hit
+    # the second at once), so the shortest way out is still along z; with a layer above blocked...
+    stacked = {"u": [(0, 0, 0)], "w": [(2, 0, 0)], "lid": [(0, 0, 1), (1, 0, 1), (2, 0, 1)],
+               "floor": [(0, 0, -1), (1, 0, -1), (2, 0, -1)]}
+    moves = [m.text() for m in disassemble(stacked, grid="prisms").moves()]
+    assert moves[0] in ("lid +z out", "floor -z out")
+
+
+def test_other_grids_have_no_disassembler():
+    from cpsolve.analysis.disassembly import disassemble
+    from cpsolve.errors import CpsolveError
+
+    for grid in ("spheres", "rhombic", "tetra-octa"):
+        with pytest.raises(CpsolveError, match="BurrTools has no disassembler"):
+            disassemble({"a": [(0, 0, 0)], "b": [(2, 0, 0)]}, grid=grid)
+
+
+@pytest.mark.parametrize("name", ["Prisgon", "Bermuda"])
+def test_prism_levels_match_btlevels(name, tmp_path):
+    """BurrTools' btlevels (its own disassembler) on each assembly: the same level with BurrTools' rule."""
+    from cpsolve.analysis.disassembly import disassemble
+    from cpsolve.puzzle.burrtools import StoredAssembly
+
+    path = example(name)
+    if path is None or not BTLEVELS.exists():
+        pytest.skip("example file or ../peers/bin/btlevels missing")
+    bf = parse_xmpuzzle(path)
+    for problem in range(len(bf.problems)):
+        out = subprocess.run([str(BTLEVELS), str(path), "-o", str(problem)], capture_output=True, text=True,
+                             timeout=300, check=False).stdout
+        rows = re.findall(r"assembly \d+: (.*?) (?:level (\S+)|stuck)", out)
+        assert rows
+        for placements, level in rows:
+            tokens = placements.split()
+            spots: list = []
+            while tokens:
+                if tokens[0] == "x":
+                    spots.append(None)
+                    tokens = tokens[1:]
+                else:
+                    spots.append(tuple(int(v) for v in tokens[:4]))
+                    tokens = tokens[4:]
+            pieces = assembly_pieces(bf, problem, StoredAssembly(tuple(spots)))
+            assert disassemble(pieces, grid="prisms", first_found=True).level_text() == (level or None)
