@@ -393,3 +393,23 @@ def test_prism_levels_match_btlevels(name, tmp_path):
                     tokens = tokens[4:]
             pieces = assembly_pieces(bf, problem, StoredAssembly(tuple(spots)))
             assert disassemble(pieces, grid="prisms", first_found=True).level_text() == (level or None)
+
+
+@pytest.mark.parametrize("name", ["BallRoom", "Bermuda", "HexSticks", "FourPieceTetrahedron"])
+def test_import_writes_the_grid_and_loads_as_the_same_puzzle(name, tmp_path):
+    """`cpsolve import` writes `grid:` and BurrTools' coordinates; the YAML file is the same puzzle."""
+    from conftest import run_cli
+
+    from cpsolve.puzzle.burrtools import read_xmpuzzle
+    from cpsolve.puzzle.catalog import load
+
+    path = example(name)
+    if path is None:
+        pytest.skip(f"{name}.xmpuzzle not found")
+    out = tmp_path / f"{name}.yaml"
+    proc = run_cli("import", str(path), "-o", str(out), "--check")
+    assert proc.returncode == 0, proc.stderr
+    assert "stored assembl" in proc.stderr and "checked" in proc.stderr
+    a, b = read_xmpuzzle(path), load(str(out))
+    assert (a.grid, a.container, a.optional) == (b.grid, b.container, b.optional)
+    assert [(p.name, p.shape, p.count, p.low) for p in a.pieces] == [(p.name, p.shape, p.count, p.low) for p in b.pieces]
