@@ -416,3 +416,9 @@ def test_import_writes_the_grid_and_loads_as_the_same_puzzle(name, tmp_path):
         return [(p.name, p.shape, p.count, p.low) for p in puzzle.pieces]
 
     assert pieces(a) == pieces(b)
+
+
+def test_design_refuses_other_grids_in_one_line():
+    from conftest import one_line, run_cli
+
+    one_line(run_cli("design", "unique", "hexagon-prism-8"), 2, "cube grid", "prisms grid")
