@@ -4,10 +4,10 @@ A designer can open what cpsolve solved in BurrTools (Andreas Röver's burr-tool
 follows the file format's description and shares no code with it). Each piece becomes a shape in
 its own tight box, the container becomes the result shape (`+` for optional cells), counts and
 ranges become the problem's parts, colours become constraint colours with the allowed pairs, and
-groups become group numbers. Solutions are written as assemblies in BurrTools' placement
-convention (the reader's `placed_cells`: the shape's cell p lands at position + M·p for the
-transformation M numbered t), so BurrTools shows them; a piece copy that a solution leaves out is
-written as `x`.
+groups become group numbers, the grid its `gridType`. Solutions are written as assemblies in
+BurrTools' placement convention on the puzzle's grid (the reader's `burr_offsets`: on cubes the shape's
+cell p lands at position + M·p for the transformation M numbered t; each grid numbers its turns its own
+way), so BurrTools shows them; a piece copy that a solution leaves out is written as `x`.
 """
 
 from __future__ import annotations

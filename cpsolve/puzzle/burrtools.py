@@ -1,4 +1,4 @@
-"""Reading BurrTools puzzle files (`.xmpuzzle`): cube-grid problems become cpsolve puzzles.
+"""Reading BurrTools puzzle files (`.xmpuzzle`): problems on any of its five grids become cpsolve puzzles.
 
 BurrTools (Andreas Röver, burr-tools/burr-tools on GitHub, GPL) saves a puzzle as gzip-compressed
 XML (version 2): a list of shapes (voxel boxes), then problems that name some shapes as pieces, one
@@ -8,7 +8,10 @@ description, not from BurrTools' code. What it maps:
 - a voxel string holds one character per cell of an x*y*z box, x fastest: `_` empty, `#` filled,
   `+` filled but may stay empty (result only), each optionally followed by a colour number;
 - a problem's parts give counts (`count=`) or ranges (`min=`/`max=`) and group numbers;
-- the colour bitmap lists the allowed (piece colour, result colour) pairs.
+- the colour bitmap lists the allowed (piece colour, result colour) pairs;
+- `<gridType type=N>` names the grid (0 cubes, 1 triangular prisms, 2 spheres, 3 rhombic, 4 tetra-octa:
+  `grid.BY_BURR_TYPE`); the voxel box is the same on every grid, and each stored assembly names its
+  pieces' turns in that grid's own numbering (`burr_offsets`).
 
 Why a separate parse step (`parse_xmpuzzle`): the raw shapes (with BurrTools' box coordinates and
 hotspots) are needed to read the stored assemblies, and both the puzzle (`read_xmpuzzle`) and the
