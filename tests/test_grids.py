@@ -422,3 +422,26 @@ def test_design_refuses_other_grids_in_one_line():
     from conftest import one_line, run_cli
 
     one_line(run_cli("design", "unique", "hexagon-prism-8"), 2, "cube grid", "prisms grid")
+
+
+@pytest.mark.parametrize("model", ["hexiamonds-6x6", "ball-tetrahedron-20", "hexagon-prism-8"])
+def test_canonical_forms_compiled_and_python_agree_on_the_grids(model):
+    """The canonicalizer's compiled twin and its Python definition give the same bytes with a grid's group
+    (the sphere grid's closed under products)."""
+    from cpsolve.puzzle.catalog import load
+
+    prepared = prepare(load(model))
+    rows_found: list = []
+
+    class Keep:
+        def __call__(self, cls):
+            rows_found.append(cls)
+
+    enumerate_classes(prepared, get_backend("dlx"), workers=1, on_class=Keep())
+    problem = prepared.problem
+    index = {(row.piece, row.cells): r for r, row in enumerate(problem.rows)}
+    canon = prepared.canonicalizer
+    assert rows_found
+    for cls in rows_found[:40]:
+        rows = [index[(p, tuple(cells))] for p, cells in cls.placements]
+        assert canon.forms(problem, rows) == canon.python_forms(problem, rows)
