@@ -53,8 +53,15 @@ MODELS: list[tuple[str, tuple[str, ...]]] = [
     (str(PUZZLES / "pentominoes-6x10.yaml"), ()),
     (str(PUZZLES / "pentominoes-3x4x5.yaml"), ()),
     (str(PUZZLES / "l-tetracube-2x4x4.yaml"), ()),
+    # BurrTools' other grids (issue 37): the built-in models, then BurrTools' own example files
+    ("kanoodle-pyramid", ()),
+    ("ball-tetrahedron-20", ()),
+    ("hexiamonds-6x6", ()),
+    ("hexagon-prism-8", ()),
 ]
 """(model, extra cpsolve options) in the order they run."""
+GRID_EXAMPLES = ("BallRoom", "Bermuda", "HexSticks")
+"""BurrTools example files on the other grids, run from `--examples` (../shared/burrtools-examples) when there."""
 
 
 @dataclass
@@ -285,7 +292,7 @@ def measure_model(model: str, extra: tuple[str, ...], peers: Path, xcover: Xcove
 
 
 def label(model: str, extra: tuple[str, ...]) -> str:
-    name = Path(model).stem if model.endswith(".yaml") else model
+    name = Path(model).stem if model.endswith((".yaml", ".xmpuzzle")) else model
     return name + (" " + " ".join(extra) if extra else "")
 
 
@@ -354,8 +361,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=300.0, help="per run, seconds")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "peers.md")
+    parser.add_argument("--examples", type=Path, default=REPO.parent / "shared" / "burrtools-examples",
+                        help="BurrTools' example files (the other grids' rows; skipped where absent)")
     args = parser.parse_args()
-    chosen = [(m, e) for m, e in MODELS if not args.models or label(m, e) in args.models or m in args.models]
+    models = MODELS + [(str(args.examples / f"{name}.xmpuzzle"), ()) for name in GRID_EXAMPLES
+                       if (args.examples / f"{name}.xmpuzzle").is_file()]
+    chosen = [(m, e) for m, e in models if not args.models or label(m, e) in args.models or m in args.models]
     start = startup_cpu(args.repeats)
     xcover = find_xcover(args.repeats)
     print(f"xcover: {xcover.version or xcover.reason} {xcover.numba}; start-up {xcover.startup} s,"
@@ -373,7 +384,8 @@ def main() -> None:
                   f"{same_problem(measured)}", file=sys.stderr, flush=True)
     command = "python benchmarks/peers.py --peers PEERS_BIN" + (
         f" --models {' '.join(args.models)}" if args.models else "") + f" --repeats {args.repeats}" + (
-        f" --timeout {args.timeout:g}" if args.timeout != 300.0 else "")
+        f" --timeout {args.timeout:g}" if args.timeout != 300.0 else "") + (
+        " --examples EXAMPLES_DIR" if args.examples != REPO.parent / "shared" / "burrtools-examples" else "")
     args.out.write_text(render(rows, command, args.timeout, start, xcover), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
 

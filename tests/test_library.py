@@ -25,6 +25,11 @@ REFERENCE = {
     "slothouber-graatsma": (8, 1, 1),
     "snake-3x3x3-unique": (24, 1, 1),  # found by `cpsolve design snake` (issue 17)
     "screws-3x3x3": (48, 2, 1),  # found by `cpsolve design pieces` (issue 17)
+    # BurrTools' other grids (issue 37): the first two checked against burrTxt and Polyform Puzzler
+    "kanoodle-pyramid": (2448, 612, 306),
+    "hexiamonds-6x6": (624, 156, 156),
+    "ball-tetrahedron-20": (24, 2, 1),
+    "hexagon-prism-8": (12, 1, 1),
 }
 SLOW: set[str] = set()
 """Models too slow for every test run (none since the dlx engine: the whole table takes about a minute)."""

@@ -134,7 +134,7 @@ for _bench in ("scaling.py --only workers --repeats 5", "pictures.py", "design.p
                "scaling.py", "scaling.py --only bedlam", "run.py --timeout 90", "run.py", "disassembly.py", "design.py",
                "sat_encodings.py", "sat_encodings.py --timeout 2", "approx.py",
                "startup.py --burrtxt peers/bin/burrTxt --repeats 21", "workbench.py",
-               "memory.py --before DIR --aracna FILE"):
+               "memory.py --before DIR --aracna FILE", "grids.py"):
     EXCEPTIONS[f"python benchmarks/{_bench}"] = ("a benchmark: minutes of CPU, and it rewrites its measured table"
                                                  " under results/ (mypy checks the scripts in CI)")
 
@@ -226,6 +226,17 @@ EXPECT: dict[str, list[str]] = {
     "cpsolve enumerate snake-3x3x3-unique": ["24 solutions in all, 1 up to rotation, 1 up to rotation and reflection"],
     "cpsolve enumerate bedlam --out bedlam.jsonl -q && cpsolve view bedlam.jsonl -o bedlam.html": [
         "wrote bedlam.html: 300 solutions, 0.0"],
+    "cpsolve enumerate kanoodle-pyramid -q -w 1 --no-save": [
+        "2448 solutions in all, 612 up to rotation, 306 up to rotation and reflection"],
+    "cpsolve enumerate kanoodle.xmpuzzle -q -w 1 --no-save": ["306 up to rotation and reflection",
+                                                              "compare 306 (burrTxt)"],
+    "cpsolve enumerate ../shared/burrtools-examples/BallRoom.xmpuzzle -w 1 --no-save -q": [
+        "8 solutions in all, 2 up to rotation, 2 up to rotation and reflection", "compare 2 (burrTxt)"],
+    "cpsolve import ../shared/burrtools-examples/HexSticks.xmpuzzle --check -o hexsticks.yaml": [
+        "33 stored assemblies checked"],
+    "cpsolve solve hexagon-prism-8": ["z=0", "z=1"],
+    "cpsolve disassemble hexagon-prism-8": ["comes apart, level "],
+    "cpsolve enumerate hexagon-prism-8 --disassemble --no-save -q": ["12 / 1 / 1", "highest level: "],
 }
 
 # Figures the text gives for a template's instances (the BurrTools table under "Coming from BurrTools"):

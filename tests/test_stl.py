@@ -10,7 +10,9 @@ from conftest import run_cli
 from cpsolve.output.stl import binary_stl, open_edges, read_binary_stl, triangles, volume
 from cpsolve.puzzle.catalog import builtin_names, load
 
-PIECES = sorted({(p.name, p.shape) for m in builtin_names() if load(m).kind == "pieces" for p in load(m).pieces})
+PIECES = sorted({(p.name, p.shape) for m in builtin_names() if load(m).kind == "pieces" and load(m).grid == "cubes"
+                 for p in load(m).pieces})
+"""The cube grid's pieces (the other grids' solids: tests/test_grid_pictures.py)."""
 
 
 @pytest.mark.parametrize(("name", "shape"), PIECES, ids=[f"{n}-{len(s)}" for n, s in PIECES])

@@ -54,6 +54,7 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..errors import CpsolveError
 from ..limits import check
 from ..puzzle.geometry import Cell
 
@@ -65,6 +66,26 @@ except ImportError:  # built without a C compiler: the Python twin runs
 DIRECTIONS: tuple[Cell, ...] = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 """+x, -x, +y, -y, +z, -z: the order in which moves are tried (BurrTools' order)."""
 DIRECTION_NAMES = ("+x", "-x", "+y", "-y", "+z", "-z")
+PRISM_DIRECTIONS: tuple[Cell, ...] = ((0, 0, 1), (0, 0, -1), (2, 0, 0), (-2, 0, 0), (1, 1, 0), (-1, -1, 0),
+                                      (-1, 1, 0), (1, -1, 0))
+"""The triangular prism grid's moves, in pairs of opposite ways: along z, and along the three directions
+of the triangles' edges, one edge length a step (BurrTools' four prism axes, `movementcache_1.cpp`:
+(0,0,1), (2,0,0), (1,1,0), (-1,1,0) in its cell coordinates)."""
+PRISM_DIRECTION_NAMES = ("+z", "-z", "+x", "-x", "+60", "-60", "+120", "-120")
+"""A prism move along x, or along the edges at 60 and 120 degrees from x."""
+_NAMES = dict(zip(DIRECTIONS + PRISM_DIRECTIONS, DIRECTION_NAMES + PRISM_DIRECTION_NAMES, strict=True))
+PRISM_SWEPT: dict[Cell, tuple[Cell, Cell]] = {
+    (0, 0, 1): ((0, 0, 0), (0, 0, 0)), (2, 0, 0): ((1, 0, 0), (1, 0, 0)),
+    (1, 1, 0): ((1, 0, 0), (0, 1, 0)), (-1, 1, 0): ((-1, 0, 0), (0, 1, 0)),
+}
+"""A triangle sliding one edge along an edge direction passes over the triangle between its start and
+its end (a prism sliding up passes over none): that cell's offset, for an up and for a down triangle
+(BurrTools' `movementcache_1.cpp` checks the same cells). (0, 0, 0): no cell between."""
+
+
+def directions_of(grid: str) -> tuple[Cell, ...]:
+    """The moves of a grid's disassembler (`check_grid` refuses the grids that have none)."""
+    return PRISM_DIRECTIONS if grid == "prisms" else DIRECTIONS
 INF = 1 << 30
 """A free distance that never ends: the piece can slide away for ever."""
 NATIVE_MAX_PIECES = 64
@@ -85,7 +106,7 @@ class Move:
 
     def text(self) -> str:
         how = "out" if self.amount is None else str(self.amount)
-        return f"{' '.join(self.pieces)} {DIRECTION_NAMES[DIRECTIONS.index(self.direction)]} {how}"
+        return f"{' '.join(self.pieces)} {_NAMES[self.direction]} {how}"
 
     def as_json(self) -> dict[str, object]:
         return {"pieces": list(self.pieces), "direction": list(self.direction), "amount": self.amount}
@@ -222,6 +243,10 @@ class _PairTable:
     def __init__(self, a: Iterable[Cell], b: Iterable[Cell]) -> None:
         bs = list(b)
         coll = {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a for q in bs}
+        self._lines_of(coll)
+        self.cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
+
+    def _lines_of(self, coll: set[Cell]) -> None:
         self.lines: list[dict[tuple[int, int], list[int]]] = []
         for axis in range(3):
             u, v = [k for k in range(3) if k != axis]
@@ -231,7 +256,6 @@ class _PairTable:
             for vals in lines.values():
                 vals.sort()
             self.lines.append(lines)
-        self.cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
     def free(self, d: tuple[int, int, int]) -> tuple[int, ...]:
         """Six distances (+x, -x, +y, -y, +z, -z) that j can slide from offset d = o_j - o_i."""
@@ -253,6 +277,56 @@ class _PairTable:
         return res
 
 
+class _SteppedPairTable:
+    """`_PairTable` for moves along any directions (the prism grid's): for each positive direction v, the
+    collision offsets on each line o + k v, by their step number t along it (o = key + t v, t counted on
+    v's first positive coordinate), sorted; the distances come in the directions' order, v then -v."""
+
+    __slots__ = ("axes", "lines", "cache")
+
+    def __init__(self, a: Iterable[Cell], b: Iterable[Cell], directions: Sequence[Cell]) -> None:
+        """`a` fixed, `b` sliding; both in place (their cells' kinds matter: up and down triangles)."""
+        a_cells, bs = list(a), list(b)
+        coll = {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a_cells for q in bs}
+        self.axes = [(v, next(i for i in range(3) if v[i] > 0)) for v in directions[0::2]]
+        self.lines: list[dict[Cell, list[int]]] = []
+        for v, i in self.axes:
+            # On a doubled line: 2t where b at step t overlaps a, 2t + 1 where the cells b passes over
+            # between steps t and t + 1 do.
+            up, down = PRISM_SWEPT[v]
+            swept = [(q[0] + w[0], q[1] + w[1], q[2] + w[2]) for q in bs
+                     for w in [up if (q[0] + q[1]) % 2 == 0 else down] if w != (0, 0, 0)]
+            passed = {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a_cells for q in swept}
+            lines: dict[Cell, list[int]] = {}
+            for half, offsets in ((0, coll), (1, passed)):
+                for c in offsets:
+                    t = c[i] // v[i]
+                    lines.setdefault((c[0] - t * v[0], c[1] - t * v[1], c[2] - t * v[2]), []).append(2 * t + half)
+            for vals in lines.values():
+                vals.sort()
+            self.lines.append(lines)
+        self.cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
+
+    def free(self, d: tuple[int, int, int]) -> tuple[int, ...]:
+        """The distances (in steps) that j can slide from offset d = o_j - o_i, along each direction."""
+        got = self.cache.get(d)
+        if got is not None:
+            return got
+        out: list[int] = []
+        for (v, i), lines in zip(self.axes, self.lines, strict=True):
+            t = d[i] // v[i]
+            vals = lines.get((d[0] - t * v[0], d[1] - t * v[1], d[2] - t * v[2]))
+            if vals is None:
+                out += (INF, INF)
+                continue
+            k = bisect.bisect_right(vals, 2 * t)
+            out.append((vals[k] - 2 * t + 1) // 2 - 1 if k < len(vals) else INF)
+            out.append((2 * t - vals[k - 1] + 1) // 2 - 1 if k > 0 else INF)
+        res = tuple(out)
+        self.cache[d] = res
+        return res
+
+
 # ----------------------------------------------------------------------------- the search
 
 
@@ -266,26 +340,32 @@ class _Search:
     max_states: int | None = None
     native: bool = True
     """Search in C when it is built (False: always the Python twin)."""
-    tables: dict[tuple[int, int], tuple[_PairTable, Cell]] = field(default_factory=dict)
+    tables: dict[tuple[int, int], tuple[_PairTable | _SteppedPairTable, Cell]] = field(default_factory=dict)
     native_tables: dict[tuple[int, int], tuple[bytes, Cell] | None] = field(default_factory=dict)
     visited: int = 0
     best: bool = True
     """Choose between equally short first separations (`take_apart`); False: the first found, as BurrTools."""
     memo: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Separation | Stuck, Cell]] = field(default_factory=dict)
     """Parts already taken apart in this assembly, by pieces and relative positions (with the start used)."""
+    directions: tuple[Cell, ...] = DIRECTIONS
+    """The moves, in pairs of opposite ways (the C search knows the cube's six; other grids run the twin)."""
 
     def __post_init__(self) -> None:
-        self.normal: list[tuple[_Shape, Cell]] = [_Shape.of(s) for s in self.shapes]
+        kinds = self.directions is not DIRECTIONS  # prisms: up and down triangles stay what they are
+        self.normal: list[tuple[_Shape, Cell]] = [_Shape.of(s, kinds) for s in self.shapes]
 
-    def table(self, i: int, j: int) -> tuple[_PairTable, Cell]:
+    def table(self, i: int, j: int) -> tuple[_PairTable | _SteppedPairTable, Cell]:
         """The pair's table and the shift to subtract from o_j - o_i before a lookup.
 
         Tables are kept per pair of shapes up to translation, for the whole process: a burr census
         meets the same sticks in the same orientations in many assemblies."""
         (si, li), (sj, lj) = self.normal[i], self.normal[j]
-        t = si.tables.get(sj)
+        cubes = self.directions is DIRECTIONS
+        key = sj if cubes else (sj, self.directions)
+        t = si.tables.get(key)
         if t is None:
-            t = si.tables[sj] = _PairTable(si.cells, sj.cells)
+            t = si.tables[key] = (_PairTable(si.cells, sj.cells) if cubes
+                                  else _SteppedPairTable(si.cells, sj.cells, self.directions))
             _Shape.kept(len(si.cells) * len(sj.cells) * 64)  # about what its lines and cache take
         return t, (li[0] - lj[0], li[1] - lj[1], li[2] - lj[2])
 
@@ -311,7 +391,8 @@ class _Search:
         """Per direction d, a flat n*n list: [d][a*n + b] = how far the a-th piece can slide along d with
         the b-th fixed."""
         n = len(part)
-        F = [[INF] * (n * n) for _ in range(6)]
+        nd = len(self.directions)
+        F = [[INF] * (n * n) for _ in range(nd)]
         tables = self.tables
         for a in range(n):
             pa = pos[a]
@@ -325,7 +406,7 @@ class _Search:
                 f = t.free((pb[0] - pa[0] - sh[0], pb[1] - pa[1] - sh[1], pb[2] - pa[2] - sh[2]))
                 # f: b slides with a fixed; a sliding along d is b sliding along -d
                 ab, ba = a * n + b, b * n + a
-                for d in range(6):
+                for d in range(nd):
                     F[d][ba] = f[d]
                     F[d ^ 1][ab] = f[d]
         return F
@@ -387,7 +468,7 @@ class _Search:
         """The fewest moves until the part splits: the first way found (the removal BurrTools' order meets
         first), or with `every` each state at that depth with each set that can slide out of it, the
         first way first; or a Stuck report. In C when it can, else in Python."""
-        if self.native and _native is not None and len(part) <= NATIVE_MAX_PIECES:
+        if self.native and _native is not None and len(part) <= NATIVE_MAX_PIECES and self.directions is DIRECTIONS:
             got = self._separate_native(part, start, every)
             if got is not None:
                 return got
@@ -453,7 +534,7 @@ class _Search:
                 if found:  # the rest of this depth is only looked at for more removals
                     continue
                 for d, r in enumerate(per_dir):
-                    ux, uy, uz = DIRECTIONS[d]
+                    ux, uy, uz = self.directions[d]
                     for m, amount in r.moves:
                         dx, dy, dz = ux * amount, uy * amount, uz * amount
                         new = tuple((c[0] + dx, c[1] + dy, c[2] + dz) if m >> i & 1 else c for i, c in enumerate(pos))
@@ -518,7 +599,7 @@ class _Search:
         """The tree that begins with `path` (ending in a removal from positions `before`), its two parts
         taken apart in turn: the part left behind first, then the removed part (BurrTools' order)."""
         names = tuple(self.names[p] for p in part)
-        moves = tuple(Move(tuple(names[i] for i in range(len(part)) if m >> i & 1), DIRECTIONS[d], amount)
+        moves = tuple(Move(tuple(names[i] for i in range(len(part)) if m >> i & 1), self.directions[d], amount)
                       for d, m, amount in path)
         removed = path[-1][1]
         sub: list[Separation | None] = []
@@ -602,14 +683,17 @@ class _Shape:
     def __init__(self, cells: tuple[Cell, ...]) -> None:
         self.cells = cells
         self.flat = [v for c in cells for v in c]
-        self.tables: dict[_Shape, _PairTable] = {}
+        self.tables: dict[object, _PairTable | _SteppedPairTable] = {}
         self.native: dict[_Shape, bytes | None] = {}
 
     @staticmethod
-    def of(cells: Sequence[Cell]) -> tuple[_Shape, Cell]:
-        """The shape of `cells` and the offset of its origin (its least x, y and z)."""
+    def of(cells: Sequence[Cell], kinds: bool = False) -> tuple[_Shape, Cell]:
+        """The shape of `cells` and the offset of its origin (its least x, y and z; with `kinds`, moved by a
+        translation of the prism grid, so that up triangles stay up)."""
         xs, ys, zs = zip(*cells, strict=True)
         lx, ly, lz = min(xs), min(ys), min(zs)
+        if kinds and (lx + ly) % 2:
+            lx -= 1
         key = tuple(sorted((x - lx, y - ly, z - lz) for x, y, z in cells))
         shape = _SHAPES.get(key)
         if shape is None:
@@ -709,6 +793,15 @@ class TooManyStates(Exception):
         self.states = states
 
 
+def check_grid(grid: str) -> None:
+    """Refuse, in one line, to take apart an assembly on a grid without a disassembler: BurrTools has one
+    only for cubes and triangular prisms (`gridType_c::getCapabilities`), and so has cpsolve."""
+    if grid in ("cubes", "prisms"):
+        return
+    raise CpsolveError(f"BurrTools has no disassembler for the {grid} grid either: assemblies there are counted, "
+                       "not taken apart", field="grid")
+
+
 def check_pieces(n: int) -> None:
     """Refuse to take apart more pieces than `--max-disassembly-pieces`: every position holds a table of
     every pair (3,000 pieces took 1.7 GB before the first move), and `enumerate --disassemble` checks
@@ -717,7 +810,8 @@ def check_pieces(n: int) -> None:
 
 
 def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset[str]] = (),
-                max_states: int | None = None, native: bool = True, first_found: bool = False) -> Disassembly:
+                max_states: int | None = None, native: bool = True, first_found: bool = False,
+                grid: str = "cubes") -> Disassembly:
     """Take an assembly apart: `pieces` maps each piece's label to its cells as assembled.
 
     Labels of copies (`NAME#2`) belong to the groups that name `NAME`. Where several ways reach the
@@ -726,14 +820,18 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     turned or its pieces are listed. `first_found=True` keeps the first way met instead, trying pieces
     in the mapping's order and directions in BurrTools' order, as BurrTools does: its later figures
     (and, rarely, whether it comes apart at all) can then depend on the orientation.
-    `native=False` runs the Python twin of the compiled search (the same result, for the tests).
+    `native=False` runs the Python twin of the compiled search (the same result, for the tests). On the
+    prism grid (`grid="prisms"`) pieces slide along BurrTools' four prism axes (`PRISM_DIRECTIONS`), in
+    the Python search.
     """
+    check_grid(grid)
     names = list(pieces)
     check_pieces(len(names))
     shapes = [tuple(pieces[nm]) for nm in names]
     if len(names) < 2:
         return Disassembly(None, Stuck(tuple(names), 0, ()), 0)
-    search = _Search(shapes, names, tuple(groups), max_states, native, best=not first_found)
+    search = _Search(shapes, names, tuple(groups), max_states, native, best=not first_found,
+                     directions=directions_of(grid))
     origin = [(0, 0, 0)] * len(names)
     try:
         got = search.take_apart(list(range(len(names))), origin)
@@ -745,7 +843,7 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
 
 
 def explore(pieces: Mapping[str, Iterable[Cell]], start: Mapping[str, Cell] | None = None,
-            max_states: int | None = None) -> tuple[tuple[tuple[Cell, ...], int], ...]:
+            max_states: int | None = None, grid: str = "cubes") -> tuple[tuple[tuple[Cell, ...], int], ...]:
     """Every state reachable from `start` (offsets from the assembled cells; all zero by default) by the
     moves of the search above, breadth first: (each piece's offset, in the mapping's order; moves
     from the start). For a part that does not come apart: what "stuck" means, state by state.
@@ -754,7 +852,7 @@ def explore(pieces: Mapping[str, Iterable[Cell]], start: Mapping[str, Cell] | No
     has none. Runs the Python twin (the C search keeps no states); past `max_states` states,
     TooManyStates."""
     names = list(pieces)
-    search = _Search([tuple(pieces[nm]) for nm in names], names, native=False)
+    search = _Search([tuple(pieces[nm]) for nm in names], names, native=False, directions=directions_of(grid))
     part = list(range(len(names)))
     first = tuple((start or {}).get(nm, (0, 0, 0)) for nm in names)
     seen = {_key(first)}
@@ -767,7 +865,7 @@ def explore(pieces: Mapping[str, Iterable[Cell]], start: Mapping[str, Cell] | No
         for pos in frontier:
             F = search.free_matrix(part, pos)
             for d, Fd in enumerate(F):
-                ux, uy, uz = DIRECTIONS[d]
+                ux, uy, uz = search.directions[d]
                 for m, amount in search.analyse(tuple(Fd), len(names)).moves:
                     new = tuple((c[0] + ux * amount, c[1] + uy * amount, c[2] + uz * amount) if m >> i & 1 else c
                                 for i, c in enumerate(pos))

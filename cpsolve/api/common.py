@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..output.text import markup
 from ..puzzle.geometry import Cell
+from ..puzzle.model import Puzzle
 
 if TYPE_CHECKING:
     pass
@@ -21,6 +22,11 @@ PathLike = str | os.PathLike[str]
 TIMEOUT_EXIT = 3
 """The `exit_code` of the error a timeout raises (`solve`, `count`): the command line's exit status for a run
 its --timeout cut short, distinct from 1 (a failure) and 2 (bad input)."""
+
+
+def _grid(puzzle: Puzzle | None) -> str:
+    """The grid a solution is drawn on: its puzzle's, cubes when the puzzle is unknown."""
+    return puzzle.grid if puzzle is not None else "cubes"
 
 
 def _frozen(pieces: Mapping[str, Iterable[Sequence[int]]]) -> tuple[tuple[str, tuple[Cell, ...]], ...]:

@@ -84,7 +84,7 @@ def export(
 
 def _stl(puzzle: Puzzle, unit: float, clearance: float) -> dict[str, bytes]:
     """One binary STL per distinct piece (`output.stl.file_names`: a piece used k times is `NAME-xk.stl`)."""
-    from ..output.stl import FLOAT32_MAX, binary_stl, file_names, triangles
+    from ..output.stl import FLOAT32_MAX, binary_stl, file_names, piece_triangles
     from ..puzzle.geometry import bounding_size
 
     if puzzle.kind == "chain":
@@ -98,5 +98,5 @@ def _stl(puzzle: Puzzle, unit: float, clearance: float) -> dict[str, bytes]:
         raise CpsolveError(f"{unit:g} mm cubes make a piece {longest:g} mm long, beyond the {FLOAT32_MAX:.3g} mm "
                            "that STL's 32-bit numbers hold", field="unit")
     names = file_names([(p.name, p.count) for p in puzzle.pieces])
-    return {file: binary_stl(p.name, triangles(p.shape, unit, clearance), p.count)
+    return {file: binary_stl(p.name, piece_triangles(puzzle.grid, p.shape, unit, clearance), p.count)
             for file, p in zip(names, puzzle.pieces, strict=True)}

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import CpsolveError
 from ..limits import check_drawing
 from ..puzzle.model import Puzzle
+from .common import _grid
 from .results import Solution
 
 if TYPE_CHECKING:
@@ -27,13 +28,15 @@ def disassemble(solution: Solution, *, max_states: int | None = None) -> Disasse
     >>> found.ok, found.level_text()
     (True, '1')
     """
-    from ..analysis.disassembly import TooManyStates, puzzle_groups
+    from ..analysis.disassembly import TooManyStates, check_grid, puzzle_groups
     from ..analysis.disassembly import disassemble as take_apart
 
     if solution.puzzle is not None and solution.puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=solution.name)
     try:
-        return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states)
+        check_grid(solution.puzzle.grid if solution.puzzle is not None else "cubes")
+        return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states,
+                          grid=_grid(solution.puzzle))
     except TooManyStates as exc:
         raise CpsolveError(str(exc), where=solution.name, field="max_states", exit_code=1) from None
     except CpsolveError as exc:
@@ -82,7 +85,7 @@ def draw(
         which = f"solution {what.index}" if what.index is not None else "a solution"
         drawing = pictures.draw_solution(what.pieces, _colors(what.puzzle), view=view, explode=exploded,
                                          title=heading(f"{what.name}, {which}"),
-                                         marks=constraint_marks(what.puzzle, what.pieces))
+                                         marks=constraint_marks(what.puzzle, what.pieces), grid=_grid(what.puzzle))
     elif isinstance(what, Puzzle):
         if what.kind == "chain":
             assert what.chain is not None
@@ -90,7 +93,8 @@ def draw(
                                              title=heading(f"{what.name}: a chain of {what.chain.n} cubes"))
         else:
             shapes = [(p.name if p.count == 1 else f"{p.name} ({p.count})", p.shape, p.color) for p in what.pieces]
-            drawing = pictures.pieces_drawing(shapes, view=view, title=heading(f"{what.name}: the pieces"))
+            drawing = pictures.pieces_drawing(shapes, view=view, title=heading(f"{what.name}: the pieces"),
+                                              grid=what.grid)
     else:
         sheet = list(what)
         if not sheet or not all(isinstance(s, Solution) for s in sheet):
@@ -100,7 +104,7 @@ def draw(
             [(f"#{s.index if s.index is not None else i}", s.pieces) for i, s in builtins.enumerate(sheet)],
             _colors(puzzle), [p.name for p in puzzle.pieces] if puzzle is not None else (), view=view,
             explode=exploded, title=heading(f"{sheet[0].name}: {len(sheet)} solutions"),
-            marks=[constraint_marks(s.puzzle, s.pieces) for s in sheet])
+            marks=[constraint_marks(s.puzzle, s.pieces) for s in sheet], grid=_grid(puzzle))
     if size is not None:
         drawing = pictures.fitted(drawing, size)
     return pictures.encode(drawing, format)

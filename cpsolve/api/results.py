@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..errors import CpsolveError
 from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
-from .common import _frozen, _table
+from .common import _frozen, _grid, _table
 
 if TYPE_CHECKING:
     from ..search.enumeration import Prepared
@@ -78,7 +78,7 @@ class Solution:
         """The solution as z-layers of letters, one letter per piece (what `cpsolve solve` prints)."""
         from ..output.text import draw as layers
 
-        return layers(self.pieces)
+        return layers(self.pieces, lattice=_grid(self.puzzle))
 
 
 def _solution(puzzle: Puzzle, prepared: Prepared, cls: SolutionClass) -> Solution:

@@ -123,7 +123,7 @@ def run(
     # the order found, PIPELINE_BATCH at a time (one class is too little work to pay for the trip); after a
     # pause of PIPELINE_GAP the classes held and those sent off are seen to at once, so a slow stream is
     # written as it comes.
-    pipeline: Pipeline[tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]],
+    pipeline: Pipeline[tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]], str],
                        list[_TakenApart]] | None = None
     held: list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]] = []
     waiting: deque[list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]]] = deque()
@@ -138,7 +138,7 @@ def run(
         assert pipeline is not None and apart is not None
         if held:
             waiting.append(held[:])
-            job = (apart.groups, [pieces for _, pieces in held])
+            job = (apart.groups, [pieces for _, pieces in held], apart.grid)
             held.clear()
             emit_ready(pipeline.put(job))
 
@@ -149,7 +149,7 @@ def run(
             emit(cls, pieces, None)
             return
         if pipeline is None:
-            emit(cls, pieces, _take_apart((apart.groups, [pieces]))[0])
+            emit(cls, pieces, _take_apart((apart.groups, [pieces], apart.grid))[0])
             return
         now = time.perf_counter()
         gap, last_class = now - last_class, now
@@ -237,9 +237,10 @@ class _Disassembling:
     and keeps the tally of assemblies against solutions and levels."""
 
     def __init__(self, puzzle: Puzzle, min_level: str | None) -> None:
-        from ..analysis.disassembly import LevelTally, check_pieces, parse_level, puzzle_groups
+        from ..analysis.disassembly import LevelTally, check_grid, check_pieces, parse_level, puzzle_groups
 
         try:
+            check_grid(puzzle.grid)
             check_pieces(puzzle.n_pieces)
         except CpsolveError as exc:
             raise exc.located(puzzle.origin or puzzle.name) from None
@@ -248,6 +249,7 @@ class _Disassembling:
         except ValueError as exc:
             raise CpsolveError(str(exc), field="min_level") from None
         self.groups = puzzle_groups(puzzle)
+        self.grid = puzzle.grid
         self.tally = LevelTally()
 
     def record(self, cls: SolutionClass, taken: _TakenApart) -> dict[str, object] | None:
@@ -273,14 +275,14 @@ PIPELINE_BATCH = 32
 """Classes sent to a worker together: taking one apart can take 0.1 ms, less than its trip to a worker."""
 
 
-def _take_apart(job: tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]]) -> list[_TakenApart]:
-    """Take classes apart (a module-level function: the workers are sent it by name)."""
+def _take_apart(job: tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]], str]) -> list[_TakenApart]:
+    """Take classes apart (a module-level function: the workers are sent it by name), on the puzzle's grid."""
     from ..analysis.disassembly import disassemble as take_apart
 
-    groups, batch = job
+    groups, batch, grid = job
     out: list[_TakenApart] = []
     for pieces in batch:
-        found = take_apart(pieces, groups)
+        found = take_apart(pieces, groups, grid=grid)
         out.append((found.level(), found.level_text(), [m.as_json() for m in found.moves()]))
     return out
 

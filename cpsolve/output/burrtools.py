@@ -4,10 +4,10 @@ A designer can open what cpsolve solved in BurrTools (Andreas Röver's burr-tool
 follows the file format's description and shares no code with it). Each piece becomes a shape in
 its own tight box, the container becomes the result shape (`+` for optional cells), counts and
 ranges become the problem's parts, colours become constraint colours with the allowed pairs, and
-groups become group numbers. Solutions are written as assemblies in BurrTools' placement
-convention (the reader's `placed_cells`: the shape's cell p lands at position + M·p for the
-transformation M numbered t), so BurrTools shows them; a piece copy that a solution leaves out is
-written as `x`.
+groups become group numbers, the grid its `gridType`. Solutions are written as assemblies in
+BurrTools' placement convention on the puzzle's grid (the reader's `burr_offsets`: on cubes the shape's
+cell p lands at position + M·p for the transformation M numbered t; each grid numbers its turns its own
+way), so BurrTools shows them; a piece copy that a solution leaves out is written as `x`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from collections.abc import Iterable, Sequence
 from ..errors import CpsolveError
 from ..limits import check_drawing
 from ..puzzle.assembly import check_solution
-from ..puzzle.burrtools import TRANSFORMS, apply
-from ..puzzle.geometry import Cell, normalize
+from ..puzzle.burrtools import burr_offsets, turns_of
+from ..puzzle.geometry import Cell
+from ..puzzle.grid import GRIDS, Grid
 from ..puzzle.model import Puzzle
 from .text import markup
 
@@ -43,15 +44,19 @@ def _voxel(cells: dict[Cell, str], size: tuple[int, int, int], name: str | None,
     return f'    <voxel x="{sx}" y="{sy}" z="{sz}" type="0"{named}{extra}>{run}</voxel>'
 
 
-def _box(cells: Sequence[Cell]) -> tuple[Cell, tuple[int, int, int]]:
-    lo = tuple(min(c[i] for c in cells) for i in range(3))
+def _box(cells: Sequence[Cell], grid: Grid) -> tuple[Cell, tuple[int, int, int]]:
+    """The box BurrTools stores cells in: from the legal translation that brings them nearest the origin
+    (`Grid.shift_of`: a sphere shape may start one column in) to their far corner; the corner is the
+    translation's opposite, so that cell c sits at c - corner in the box."""
+    dx, dy, dz = grid.shift_of(cells)
     hi = tuple(max(c[i] for c in cells) for i in range(3))
-    return lo, (hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1)  # type: ignore[return-value]
+    return (-dx, -dy, -dz), (hi[0] + dx + 1, hi[1] + dy + 1, hi[2] + dz + 1)
 
 
-def placement_of(shape: Sequence[Cell], cells: Sequence[Cell]) -> tuple[int, int, int, int] | None:
-    """BurrTools' (x, y, z, t) that puts `shape` (in its box, hotspot at the origin) on `cells`; t < 24."""
-    return _placements(tuple(shape)).get(_normal(cells))
+def placement_of(shape: Sequence[Cell], cells: Sequence[Cell], grid: int = 0) -> tuple[int, int, int, int] | None:
+    """BurrTools' (x, y, z, t) that puts `shape` (in its box, hotspot at the origin) on `cells`, on BurrTools'
+    grid number `grid`; t a rotation (mirror images are never needed: pieces are not mirrored)."""
+    return _placements(tuple(shape), grid).get(_normal(cells))
 
 
 def _normal(cells: Sequence[Cell]) -> tuple[tuple[int, int, int], tuple[Cell, ...]]:
@@ -61,16 +66,19 @@ def _normal(cells: Sequence[Cell]) -> tuple[tuple[int, int, int], tuple[Cell, ..
 
 
 class _Placements:
-    """Where BurrTools' 24 rotations put one shape: the rotation (and shift) for each turned form.
+    """Where BurrTools' rotations put one shape: the rotation (and shift) for each turned form.
 
     Built once per piece, so that a solution's placement is one lookup instead of 24 turns and sorts
     (exporting Bedlam's 19,186 solutions took 89 s that way)."""
 
-    def __init__(self, shape: tuple[Cell, ...]) -> None:
+    def __init__(self, shape: tuple[Cell, ...], grid: int) -> None:
         self.by_form: dict[tuple[Cell, ...], tuple[int, tuple[int, int, int]]] = {}
-        for t in range(24):
-            lo, form = _normal([apply(TRANSFORMS[t], p) for p in shape])
-            self.by_form.setdefault(form, (t, lo))
+        ordered = sorted(shape, key=lambda c: (c[2], c[1], c[0]))  # the box's index order, x fastest
+        for t in range(turns_of(grid) // 2):
+            offsets = burr_offsets(grid, t, ordered)
+            if offsets is not None:
+                lo, form = _normal(offsets)
+                self.by_form.setdefault(form, (t, lo))
 
     def get(self, target: tuple[tuple[int, int, int], tuple[Cell, ...]]) -> tuple[int, int, int, int] | None:
         lo_t, form = target
@@ -82,8 +90,8 @@ class _Placements:
 
 
 @functools.lru_cache(maxsize=256)
-def _placements(shape: tuple[Cell, ...]) -> _Placements:
-    return _Placements(shape)
+def _placements(shape: tuple[Cell, ...], grid: int = 0) -> _Placements:
+    return _Placements(shape, grid)
 
 
 def write_xmpuzzle(puzzle: Puzzle, solutions: Iterable[dict[str, list[Cell]]] = ()) -> bytes:
@@ -99,12 +107,13 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Iterable[dict[str, list[Cell]]] = 
         raise exc.located(puzzle.origin or puzzle.name) from None
     colours = color_names(puzzle)
     number = {name: i + 1 for i, name in enumerate(colours)}
+    grid = GRIDS[puzzle.grid]
     shapes = []
     for piece in puzzle.pieces:
         paint = dict(piece.colors)
         cells = {c: "#" + (str(number[paint[c]]) if c in paint else "") for c in piece.shape}
-        shapes.append(_voxel(cells, _box(piece.shape)[1], piece.name))
-    origin, size = _box(puzzle.container)
+        shapes.append(_voxel(cells, _box(piece.shape, grid)[1], piece.name))
+    origin, size = _box(puzzle.container, grid)
     optional = set(puzzle.optional)
     paint = dict(puzzle.container_colors)
 
@@ -131,7 +140,7 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Iterable[dict[str, list[Cell]]] = 
             parts.append(f'        <shape id="{i}" {count}/>')
     pairs = [f'<pair piece="{number[a] - 1}" result="{number[b] - 1}"/>' for a, b in sorted(puzzle.color_rules)]
     bitmap = f"      <bitmap>{''.join(pairs)}</bitmap>" if pairs else "      <bitmap/>"
-    placers = {piece.name: _placements(normalize(piece.shape)) for piece in puzzle.pieces}
+    placers = {piece.name: _placements(grid.normalize(piece.shape), grid.burr_type) for piece in puzzle.pieces}
     stored = []
     for k, sol in enumerate(solutions):
         if (why := check_solution(puzzle, sol)) is not None:
@@ -141,7 +150,7 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Iterable[dict[str, list[Cell]]] = 
     lines = [
         '<?xml version="1.0"?>',
         '<puzzle version="2">',
-        '  <gridType type="0"/>',
+        f'  <gridType type="{grid.burr_type}"/>',
         "  <colors>" + "".join('<color red="{}" green="{}" blue="{}"/>'.format(*_PALETTE[i % len(_PALETTE)])
                                for i in range(len(colours))) + "</colors>" if colours else "  <colors/>",
         "  <shapes>", *shapes, "  </shapes>",

@@ -22,6 +22,7 @@ from typing import Any
 from ..errors import CpsolveError
 from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
+from . import solids
 from .pictures import CHAIN_COLORS, STRING, is_chain
 from .scene import (
     DIRECTIONS,
@@ -62,6 +63,7 @@ def page_data(
     if not solved:
         raise CpsolveError("no solutions to show", where=title or None)
     chain = puzzle.kind == "chain" if puzzle is not None else all(is_chain(p) for p in solved)
+    chain = chain and (puzzle is None or puzzle.grid == "cubes")
     names = [p.name for p in puzzle.pieces] if puzzle is not None else []
     labels = sorted({k for p in solved for k in p}, key=int) if chain else ordered_labels(solved, names)
     width = 1 if len(labels) <= len(ALPHABET) else 2
@@ -78,10 +80,19 @@ def page_data(
         palettes = [{k: (recolor or {}).get(k, c) for k, c in palette.items()}
                     for palette in solution_colors(solved, colors, names)]
         data.update(_colors(labels, palettes))
+    lattice = puzzle.grid if puzzle is not None else "cubes"
     solutions, assembly = [], []
     found: dict[int, Sequence[Step | Mapping[str, Any]]] = dict(steps or {})
     interlocked = 0
     for n, pieces_n in enumerate(solved):
+        if lattice != "cubes":  # no slides along cube axes: the page lets the pieces drop in from above
+            grid_row = [EMPTY * width] * len(cells)
+            for label, cs in pieces_n.items():
+                for c in cs:
+                    grid_row[where[c]] = symbol[label]
+            solutions.append("".join(grid_row))
+            assembly.append("")
+            continue
         grid = [EMPTY * width] * len(cells)
         for label, cs in pieces_n.items():
             for c in cs:
@@ -96,6 +107,8 @@ def page_data(
             if taken_apart:
                 found[n] = taken_apart
     data["cells"] = [list(c) for c in cells]
+    if lattice != "cubes":
+        data.update(_solids(lattice, cells, where))
     data["solutions"] = solutions
     data["assembly"] = assembly
     if puzzle is not None and not chain and (puzzle.container_colors or any(p.colors for p in puzzle.pieces)):
@@ -104,6 +117,19 @@ def page_data(
         data["steps"] = {str(i): [s.as_json() if isinstance(s, Step) else dict(s) for s in seq]
                          for i, seq in found.items()}
     return data
+
+
+def _solids(grid: str, cells: Sequence[Cell], where: Mapping[Cell, int]) -> dict[str, Any]:
+    """The cells' shapes in space for the page (`solids.py`): a ball's centre, or each face's corners,
+    the cell across it (its index, -1 for none of the page's) and its outward normal, rounded to 1/10,000."""
+    def r(v: Sequence[float]) -> list[float]:
+        return [round(x, 4) for x in v]
+
+    if grid == "spheres":
+        return {"grid": grid, "balls": [r(solids.ball_centre(c)) for c in cells]}
+    return {"grid": grid, "solids": [[[[r(q) for q in pts], where.get(other, -1) if other else -1, r(n)]
+                                      for pts, n, other in solids.faces(grid, c)] for c in cells],
+            "light": r(solids.LIGHT)}
 
 
 def _symbol(i: int, width: int) -> str:

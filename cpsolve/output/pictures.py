@@ -11,11 +11,13 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..limits import check
 from ..puzzle.chain import Chain
 from ..puzzle.geometry import FACE_STEPS, Cell
+from . import solids
 from .scene import (
     SHADE,
     VIEWS,
@@ -26,11 +28,15 @@ from .scene import (
     base_name,
     exploded,
     face_corners,
+    mix,
     projection,
     shade,
     visible_faces,
 )
 from .text import markup
+
+if TYPE_CHECKING:
+    from PIL import ImageDraw
 
 BACKGROUND = "#ffffff"
 INK = "#222222"
@@ -62,7 +68,16 @@ class Text:
     halo: bool = False
 
 
-Shape = Polygon | Line | Text
+@dataclass(frozen=True)
+class Ball:
+    """A shaded ball of radius `radius` centred at `at` (the sphere grid's cells)."""
+
+    at: Point
+    radius: float
+    color: str
+
+
+Shape = Polygon | Line | Text | Ball
 
 
 @dataclass
@@ -90,6 +105,8 @@ def _mapped(shapes: Sequence[Shape], k: float, by: Point = (0.0, 0.0)) -> list[S
             out.append(Polygon(tuple(at(q) for q in s.points), s.fill))
         elif isinstance(s, Line):
             out.append(Line(at(s.a), at(s.b), s.color, s.width * k))
+        elif isinstance(s, Ball):
+            out.append(Ball(at(s.at), s.radius * k, s.color))
         else:
             out.append(Text(at(s.at), s.text, s.size * k, s.color, s.anchor, s.halo))
     return out
@@ -130,9 +147,67 @@ def _bounds(points: Sequence[Point]) -> tuple[float, float, float, float]:
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def _cube_points(parts: Sequence[Part], cam: Projection) -> list[Point]:
+def _cube_points(parts: Sequence[Part], cam: Projection, grid: str = "cubes") -> list[Point]:
+    if grid == "spheres":  # a ball shows as a disc of radius 1/2 wherever it is seen from
+        centres = [cam.point(tuple(v + o for v, o in zip(solids.ball_centre(c), p.offset, strict=True)))
+                   for p in parts for c in p.cells]
+        return [(x + dx, y + dy) for x, y in centres for dx, dy in ((0.5, 0), (-0.5, 0), (0, 0.5), (0, -0.5))]
+    if grid != "cubes":
+        return [cam.point((q[0] + p.offset[0], q[1] + p.offset[1], q[2] + p.offset[2]))
+                for p in parts for q in solids.points(grid, p.cells)]
     return [cam.point((c[0] + dx, c[1] + dy, c[2] + dz)) for p in parts for c in p.cells
             for dx in (0, 1) for dy in (0, 1) for dz in (0, 1)]
+
+
+def part_shapes(parts: Sequence[Part], cam: Projection, frame: Frame, view: str | Sequence[float],
+                grid: str = "cubes") -> list[Shape]:
+    """The parts drawn on their grid: cubes (`cube_shapes`), balls, or the other grids' solids."""
+    if grid == "cubes":
+        return cube_shapes(parts, cam, frame, view)
+    return solid_shapes(parts, cam, frame, grid)
+
+
+def solid_shapes(parts: Sequence[Part], cam: Projection, frame: Frame, grid: str) -> list[Shape]:
+    """Balls (spheres) or the outer faces of the pieces' solids (prisms, rhombic, tetra-octa), far to near:
+    each face filled as the light falls on it, edged a little darker; a piece is one solid, its inner faces
+    left out, and a face between two pieces belongs to both (the nearer one shows)."""
+    items: list[tuple[float, list[Shape]]] = []
+    toward = cam.toward
+    edge_w = max(0.6, frame.unit / 40)
+    for p in parts:
+        ox, oy, oz = p.offset
+        if grid == "spheres":
+            r = 0.5 * frame.unit
+            for c in p.cells:
+                x, y, z = solids.ball_centre(c)
+                q = (x + ox, y + oy, z + oz)
+                items.append((cam.depth(q), [Ball(frame.px(cam.point(q)), r, p.color)]))
+            continue
+        for pts, n, _ in solids.outer_faces(grid, p.cells):
+            if n[0] * toward[0] + n[1] * toward[1] + n[2] * toward[2] <= 1e-9:
+                continue  # facing away: hidden
+            moved = [(a + ox, b + oy, c + oz) for a, b, c in pts]
+            mid = (sum(v[0] for v in moved) / len(moved), sum(v[1] for v in moved) / len(moved),
+                   sum(v[2] for v in moved) / len(moved))
+            corners = tuple(frame.px(cam.point(v)) for v in moved)
+            light = solids.lit(n)
+            face: list[Shape] = [Polygon(corners, shade(p.color, light))]
+            face += [Line(corners[i], corners[(i + 1) % len(corners)], shade(p.color, light * 0.6), edge_w)
+                     for i in range(len(corners))]
+            items.append((cam.depth(mid), face))
+    items.sort(key=lambda item: item[0])
+    return [s for _, shapes in items for s in shapes]
+
+
+def grid_exploded(parts: Sequence[Part], grid: str) -> tuple[Part, ...]:
+    """The parts pulled apart in space, each along the line from the assembly's centre through its own."""
+    every = [c for p in parts for c in p.cells]
+    mid = solids.centre(grid, every)
+    out = []
+    for p in parts:
+        c = solids.centre(grid, p.cells)
+        out.append(replace(p, offset=(0.9 * (c[0] - mid[0]), 0.9 * (c[1] - mid[1]), 0.9 * (c[2] - mid[2]))))
+    return tuple(out)
 
 
 def cube_shapes(parts: Sequence[Part], cam: Projection, frame: Frame, view: str | Sequence[float]) -> list[Shape]:
@@ -254,16 +329,18 @@ def solution_drawing(
     title: str | None = None,
     legend: bool = True,
     labels: bool = False,
+    grid: str = "cubes",
 ) -> Drawing:
-    """Shaded cubes of the parts, a title above, the legend to the right; `labels` names each part."""
+    """Shaded cubes of the parts (or the solids of their `grid`), a title above, the legend to the right;
+    `labels` names each part."""
     cam = projection(view)
-    pts = _cube_points(parts, cam)
+    pts = _cube_points(parts, cam, grid)
     x0, y0, x1, y1 = _bounds(pts)
     margin = 16.0
     top = margin + (FONT_SIZE * 1.8 if title else 0)
     frame = Frame(unit, (margin - x0 * unit, top - y0 * unit))
-    shapes = cube_shapes(parts, cam, frame, view)
-    if labels:
+    shapes = part_shapes(parts, cam, frame, view, grid)
+    if labels and grid == "cubes":
         shapes += _part_labels(parts, cam, frame)
     width = margin * 2 + (x1 - x0) * unit
     height = top + (y1 - y0) * unit + margin + (FONT_SIZE if labels else 0)
@@ -299,6 +376,7 @@ def sheet_drawing(
     unit: float = 22.0,
     title: str | None = None,
     legend: bool = True,
+    grid: str = "cubes",
 ) -> Drawing:
     """Several solutions side by side (a contact sheet), each captioned, with a truthful legend.
 
@@ -309,8 +387,8 @@ def sheet_drawing(
     solution) each picture has its own, under its caption.
     """
     cam = projection(view)
-    boxes = [(0.0, 0.0, p.width / unit, p.height / unit) if isinstance(p, Drawing) else _bounds(_cube_points(p, cam))
-             for _, p in solutions]
+    boxes = [(0.0, 0.0, p.width / unit, p.height / unit) if isinstance(p, Drawing)
+             else _bounds(_cube_points(p, cam, grid)) for _, p in solutions]
     entries = [[] if isinstance(p, Drawing) else legend_entries(p) for _, p in solutions]
     own = legend and any(e != entries[0] for e in entries)
     legend = legend and bool(entries and entries[0])
@@ -336,7 +414,7 @@ def sheet_drawing(
         if isinstance(parts, Drawing):
             shapes += _mapped(parts.shapes, 1.0, frame.origin)
         else:
-            shapes += cube_shapes(parts, cam, frame, view)
+            shapes += part_shapes(parts, cam, frame, view, grid)
         shapes.append(Text((cx + cell_w / 2, cy + cell_h + caption * 1.1), _clipped(name, LEGEND_CHARS), caption,
                            anchor="ms"))
         if own:
@@ -443,8 +521,20 @@ def to_svg(drawing: Drawing) -> bytes:
         f'<rect width="100%" height="100%" fill="{BACKGROUND}"/>',
         '<g stroke-linecap="round" stroke-linejoin="round" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">',
     ]
+    balls = sorted({s.color for s in drawing.shapes if isinstance(s, Ball)})
+    if balls:  # one radial gradient per ball colour: lit from the upper left, darker at the rim
+        out.append("<defs>" + "".join(
+            f'<radialGradient id="ball{i}" cx="0.38" cy="0.35" r="0.65">'
+            f'<stop offset="0" stop-color="{markup(mix(c, "#ffffff", 0.55))}"/>'
+            f'<stop offset="0.55" stop-color="{markup(c)}"/>'
+            f'<stop offset="1" stop-color="{markup(shade(c, 0.45))}"/></radialGradient>'
+            for i, c in enumerate(balls)) + "</defs>")
+    gradient = {c: i for i, c in enumerate(balls)}
     for s in drawing.shapes:
-        if isinstance(s, Polygon):
+        if isinstance(s, Ball):
+            out.append(f'<circle cx="{s.at[0]:.1f}" cy="{s.at[1]:.1f}" r="{s.radius:.1f}" fill="url(#ball'
+                       f'{gradient[s.color]})" stroke="{markup(shade(s.color, 0.35))}" stroke-width="0.6"/>')
+        elif isinstance(s, Polygon):
             pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in s.points)
             fill = markup(s.fill)
             out.append(f'<polygon points="{pts}" fill="{fill}" stroke="{fill}" stroke-width="0.5"/>')
@@ -475,7 +565,9 @@ def to_png(drawing: Drawing) -> bytes:
     pen = ImageDraw.Draw(img)
     fonts: dict[int, ImageFont.FreeTypeFont | ImageFont.ImageFont] = {}
     for s in drawing.shapes:
-        if isinstance(s, Polygon):
+        if isinstance(s, Ball):
+            _png_ball(pen, s, k)
+        elif isinstance(s, Polygon):
             pts = [(x * k, y * k) for x, y in s.points]
             pen.polygon(pts, fill=s.fill, outline=s.fill)
         elif isinstance(s, Line):
@@ -491,6 +583,24 @@ def to_png(drawing: Drawing) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=True)
     return buf.getvalue()
+
+
+BALL_RINGS = 14
+"""A PNG ball is this many discs, each smaller, lighter and nearer the highlight than the last."""
+
+
+def _png_ball(pen: ImageDraw.ImageDraw, ball: Ball, k: float) -> None:
+    """A shaded ball as Pillow can paint it: the rim's dark disc, then discs shrinking towards the
+    highlight at the upper left, from the colour shaded down to the colour mixed with white."""
+    cx, cy, r = ball.at[0] * k, ball.at[1] * k, ball.radius * k
+    pen.ellipse((cx - r, cy - r, cx + r, cy + r), fill=shade(ball.color, 0.35))
+    hx, hy = cx - 0.3 * r, cy - 0.32 * r
+    for i in range(BALL_RINGS):
+        t = i / (BALL_RINGS - 1)
+        rr = r * (0.97 - 0.85 * t)
+        x, y = cx + (hx - cx) * t, cy + (hy - cy) * t
+        color = shade(ball.color, 0.55 + 0.45 * t / 0.6) if t < 0.6 else mix(ball.color, "#ffffff", (t - 0.6) * 1.2)
+        pen.ellipse((x - rr, y - rr, x + rr, y + rr), fill=color)
 
 
 def encode(drawing: Drawing, fmt: str) -> bytes:
@@ -518,17 +628,18 @@ def draw_solution(
     title: str | None = None,
     unit: float = 44.0,
     marks: Mapping[str, Mapping[Cell, tuple[str, str]]] | None = None,
+    grid: str = "cubes",
 ) -> Drawing:
     """One solution (`{label: cells}`): a chain is drawn as a chain, anything else as coloured pieces
-    (with their constraint colours, `scene.constraint_marks`)."""
+    (with their constraint colours, `scene.constraint_marks`) on their `grid`."""
     from .scene import parts_of
 
-    if is_chain(pieces):
+    if grid == "cubes" and is_chain(pieces):
         return _folded_chain(pieces, view, explode, unit, title)
-    parts = parts_of(pieces, colors, marks=marks)
+    parts = parts_of(pieces, colors, marks=marks if grid == "cubes" else None)  # marks are drawn on cube faces
     if explode:
-        parts = exploded(parts, view)
-    return solution_drawing(parts, view=view, title=title, unit=unit)
+        parts = exploded(parts, view) if grid == "cubes" else grid_exploded(parts, grid)
+    return solution_drawing(parts, view=view, title=title, unit=unit, grid=grid)
 
 
 def _folded_chain(
@@ -549,6 +660,7 @@ def draw_sheet(
     explode: bool = False,
     title: str | None = None,
     marks: Sequence[Mapping[str, Mapping[Cell, tuple[str, str]]]] = (),
+    grid: str = "cubes",
 ) -> Drawing:
     """A contact sheet of (caption, solution) pairs, each drawn with its own pieces and cells (and
     `marks`, each solution's constraint colours).
@@ -561,12 +673,14 @@ def draw_sheet(
     palettes = solution_colors([p for _, p in solutions], colors, names)
     items: list[tuple[str, Sequence[Part] | Drawing]] = []
     for i, ((caption, pieces), palette) in enumerate(zip(solutions, palettes, strict=True)):
-        if is_chain(pieces):
+        if grid == "cubes" and is_chain(pieces):
             items.append((caption, _folded_chain(pieces, view, explode, 22.0, None)))
             continue
         parts = parts_of(pieces, palette=palette, marks=marks[i] if marks else None)
-        items.append((caption, exploded(parts, view) if explode else parts))
-    return sheet_drawing(items, view=view, title=title)
+        if explode:
+            parts = exploded(parts, view) if grid == "cubes" else grid_exploded(parts, grid)
+        items.append((caption, parts))
+    return sheet_drawing(items, view=view, title=title, grid=grid)
 
 
 def unfolded_chain(chain: Chain) -> dict[str, list[Cell]]:
@@ -590,13 +704,18 @@ def unfolded_chain(chain: Chain) -> dict[str, list[Cell]]:
 
 def pieces_drawing(
     pieces: Sequence[tuple[str, Sequence[Cell], str | None]], *, view: str = "front-right", title: str | None = None,
+    grid: str = "cubes",
 ) -> Drawing:
-    """The puzzle before it is solved: each piece (name, cells, colour) lying flat in its own frame, named."""
+    """The puzzle before it is solved: each piece (name, cells, colour) lying flat in its own frame, named
+    (on the other grids, as the file gives it)."""
     from .scene import piece_colors, piece_set
 
     colors = piece_colors([n for n, _, _ in pieces], {n: c for n, _, c in pieces})
-    laid = piece_set([(n, cells, colors[n]) for n, cells, _ in pieces])
-    return sheet_drawing([(p.label, (p,)) for p in laid], view=view, unit=30.0, title=title, legend=False)
+    if grid != "cubes":
+        laid = tuple(Part(n, n, colors[n], tuple(cells)) for n, cells, _ in pieces)
+    else:
+        laid = piece_set([(n, cells, colors[n]) for n, cells, _ in pieces])
+    return sheet_drawing([(p.label, (p,)) for p in laid], view=view, unit=30.0, title=title, legend=False, grid=grid)
 
 
 __all__ = [

@@ -63,6 +63,9 @@ class Part:
     color: str
     cells: tuple[Cell, ...]
     marks: tuple[tuple[Cell, str, str], ...] = ()
+    offset: Vec = (0.0, 0.0, 0.0)
+    """Where it is drawn moved to, in space (the grids other than cubes explode this way: a shift of their
+    cells would change their kind)."""
 
 
 @dataclass(frozen=True)

@@ -9,17 +9,109 @@ with the faces through it, and every face uses the moved point, so the mesh stay
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Iterable, Sequence
 
 from ..puzzle.geometry import Cell
 from ..puzzle.names import safe_stem, unique_stems
+from . import solids
 from .scene import Vec, face_corners, outer_faces
 from .text import printable
 
 Triangle = tuple[Vec, Vec, Vec]
 FLOAT32_MAX = 3.4028234663852886e38
 """The largest number an STL file holds (IEEE single precision, what `binary_stl` packs)."""
+
+def piece_triangles(grid: str, cells: Iterable[Cell], unit: float = 10.0, clearance: float = 0.0) -> list[Triangle]:
+    """The surface of a piece on its grid, in millimetres: cubes (`triangles`), joined balls (`ball_triangles`)
+    or the outer faces of the other grids' solids, each fanned into triangles (`unit` per triangle edge,
+    per cube of a rhombic or tetra-octa block; their `clearance` is not applied: a face of a tetrahedron
+    moved inwards meets its neighbours' at other points, so those pieces print at their full size)."""
+    if grid == "cubes":
+        return triangles(cells, unit, clearance)
+    if grid == "spheres":
+        return ball_triangles(cells, unit, clearance)
+    out: list[Triangle] = []
+    for pts, _, _ in solids.outer_faces(grid, list(cells)):
+        q = [(p[0] * unit, p[1] * unit, p[2] * unit) for p in pts]
+        out += [(q[0], q[i], q[i + 1]) for i in range(1, len(q) - 1)]
+    return out
+
+
+BALL_SEGMENTS = 16
+"""Segments around a printed ball (and half as many rings from pole to pole), and around a rod."""
+ROD = 0.3
+"""A rod's radius, in ball diameters: the rods join touching balls of a piece, as BurrTools draws them."""
+
+
+def ball_triangles(cells: Iterable[Cell], unit: float = 10.0, clearance: float = 0.0) -> list[Triangle]:
+    """A piece of balls as closed shells: each ball (diameter `unit`, less `clearance`) and a rod between
+    each two touching balls of the piece, so that it prints as one piece (slicers join shells that overlap)."""
+    own = sorted(set(cells))
+    r = (unit - clearance) / 2
+    out: list[Triangle] = []
+    for c in own:
+        out += _ball(_scaled(solids.ball_centre(c), unit), r)
+    for a, b in ((a, b) for i, a in enumerate(own) for b in own[i + 1:]
+                 if sum(abs(a[k] - b[k]) for k in range(3)) == 2 and max(abs(a[k] - b[k]) for k in range(3)) == 1):
+        out += _rod(_scaled(solids.ball_centre(a), unit), _scaled(solids.ball_centre(b), unit), ROD * unit)
+    return out
+
+
+def _scaled(v: Vec, k: float) -> Vec:
+    return (v[0] * k, v[1] * k, v[2] * k)
+
+
+def _ball(c: Vec, r: float) -> list[Triangle]:
+    """A latitude-longitude ball, wound counter-clockwise from outside."""
+    n, m = BALL_SEGMENTS, BALL_SEGMENTS // 2
+
+    def at(i: int, j: int) -> Vec:
+        th, ph = math.pi * i / m, 2 * math.pi * j / n
+        return (c[0] + r * math.sin(th) * math.cos(ph), c[1] + r * math.sin(th) * math.sin(ph), c[2] + r * math.cos(th))
+
+    out: list[Triangle] = []
+    for i in range(m):
+        for j in range(n):
+            a, b, cc, d = at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)
+            if i > 0:
+                out.append((a, b, d))
+            if i < m - 1:
+                out.append((b, cc, d))
+    return out
+
+
+def _rod(a: Vec, b: Vec, r: float) -> list[Triangle]:
+    """A closed cylinder of radius r from a to b."""
+    axis = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+    length = math.sqrt(sum(v * v for v in axis))
+    w = (axis[0] / length, axis[1] / length, axis[2] / length)
+    other = (1.0, 0.0, 0.0) if abs(w[0]) < 0.9 else (0.0, 1.0, 0.0)
+    u = _unit(_cross(w, other))
+    v = _cross(w, u)
+    n = BALL_SEGMENTS
+
+    def ring(p: Vec, j: int) -> Vec:
+        cos, sin = math.cos(2 * math.pi * j / n), math.sin(2 * math.pi * j / n)
+        return (p[0] + r * (cos * u[0] + sin * v[0]), p[1] + r * (cos * u[1] + sin * v[1]),
+                p[2] + r * (cos * u[2] + sin * v[2]))
+
+    out: list[Triangle] = []
+    for j in range(n):
+        p0, p1, q0, q1 = ring(a, j), ring(a, j + 1), ring(b, j), ring(b, j + 1)
+        out += [(p0, p1, q1), (p0, q1, q0), (a, p1, p0), (b, q0, q1)]
+    return out
+
+
+def _cross(a: Vec, b: Vec) -> Vec:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _unit(a: Vec) -> Vec:
+    k = math.sqrt(a[0] ** 2 + a[1] ** 2 + a[2] ** 2)
+    return (a[0] / k, a[1] / k, a[2] / k)
+
 
 def triangles(cells: Iterable[Cell], unit: float = 10.0, clearance: float = 0.0) -> list[Triangle]:
     """The surface of the piece in millimetres: `unit` per cube, shrunk by `clearance` overall."""

@@ -56,13 +56,16 @@ def assign_symbols(labels: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".", symbols: Mapping[str, str] | None = None) -> str:
+def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".", symbols: Mapping[str, str] | None = None,
+         lattice: str = "cubes") -> str:
     """The z-layers of a labelled filling, side by side, then a legend `symbol = piece`.
 
     A chain's labels are its cube numbers; they are drawn as numbers so the path can be followed.
     The picture is as large as the cells' bounding box, so that is checked first (`--max-drawing`):
     two cells far apart in a hand-edited solutions file would otherwise ask for gigabytes. `symbols`
     gives each label its character (one each; no legend): `explain` draws kinds of cells that way.
+    On the sphere grid the positions that are no ball (x + y + z odd) are blanks, so a layer shows its
+    balls' pattern; a prism row alternates up and down triangles as BurrTools' editor draws them.
     """
     check_drawing([c for cells in placements.values() for c in cells])
     given = symbols is not None
@@ -80,7 +83,8 @@ def draw(placements: Mapping[str, Sequence[Cell]], holes: str = ".", symbols: Ma
     layers = range(lo[2], hi[2] + 1)
     lines = ["  ".join(f"z={z}".ljust(layer_width) for z in layers).rstrip()]
     for y in range(lo[1], hi[1] + 1):
-        rows = ("".join(grid.get((x, y, z), holes.rjust(width)) for x in range(lo[0], hi[0] + 1)) for z in layers)
+        rows = ("".join(grid.get((x, y, z), (" " if lattice == "spheres" and (x + y + z) % 2 else holes).rjust(width))
+                        for x in range(lo[0], hi[0] + 1)) for z in layers)
         lines.append("  ".join(rows))
     legend = [] if numbered or given else _legend(dict(symbols))
     return "\n".join(lines + ([""] + legend if legend else []))

@@ -20,7 +20,8 @@ from functools import cached_property
 
 from ..errors import CpsolveError
 from ..limits import check_placements
-from ..puzzle.geometry import FACE_STEPS, ROTATIONS, Cell, Shape, orientations
+from ..puzzle.geometry import Cell, Shape
+from ..puzzle.grid import CUBES, GRIDS, Grid
 from ..puzzle.model import Piece, Puzzle
 
 
@@ -54,6 +55,8 @@ class ExactCoverProblem:
     cell_classes: tuple[int, ...] = ()
     """A class per cell (required or optional, and colour) that container symmetries must preserve;
     empty when all cells are alike."""
+    grid: str = "cubes"
+    """The grid of the cells (`puzzle.grid.GRIDS`): their neighbours and the container's symmetries."""
 
     @property
     def piece_low(self) -> tuple[int, ...]:
@@ -92,11 +95,18 @@ class ExactCoverProblem:
 
     @cached_property
     def neighbours(self) -> tuple[tuple[int, ...], ...]:
-        """Each cell's face neighbours inside the container (cell indices, in FACE_STEPS order): the
-        engine's region pruning and CP-SAT's cell order both look at pockets."""
+        """Each cell's face neighbours inside the container (cell indices, in the grid's order of steps;
+        balls: the touching ones): the engine's region pruning and CP-SAT's cell order both look at pockets."""
         index = self.cell_index
-        return tuple(tuple(index[q] for dx, dy, dz in FACE_STEPS if (q := (x + dx, y + dy, z + dz)) in index)
-                     for x, y, z in self.cells)
+        grid = GRIDS[self.grid]
+        return tuple(tuple(index[q] for dx, dy, dz in grid.steps(c) if (q := (c[0] + dx, c[1] + dy, c[2] + dz))
+                           in index) for c in self.cells)
+
+    @property
+    def faces(self) -> int:
+        """How many face neighbours a cell of the grid has (6 for cubes, 12 touching balls)."""
+        grid = GRIDS[self.grid]
+        return max((len(grid.steps(c)) for c in self.cells[:1]), default=6)
 
     @cached_property
     def rows_by_cell(self) -> tuple[tuple[int, ...], ...]:
@@ -194,17 +204,19 @@ class ExactCoverProblem:
         return None
 
 
-def piece_placements(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
+def piece_placements(shape: Shape, container: Shape, grid: Grid = CUBES) -> list[tuple[Cell, ...]]:
     """All distinct placements of a rigid piece inside the container, as cell tuples.
 
-    Orientations are deduplicated as shapes, so a symmetric piece yields each cell set once.
+    Orientations are deduplicated as shapes, so a symmetric piece yields each cell set once. On a grid
+    with several kinds of cell (up and down triangles...) an orientation's anchor goes only to container
+    cells of its own kind: the translations that keep the grid.
     """
     seen: set[tuple[Cell, ...]] = set()
     out = []
     low = [min(c[i] for c in container) for i in range(3)]
     high = [max(c[i] for c in container) for i in range(3)]
     if math.prod(high[i] - low[i] + 1 for i in range(3)) > max(BITSET_CELLS, 64 * len(container)):
-        return _placements_by_lookup(shape, container)
+        return _placements_by_lookup(shape, container, grid)
     # The container's bounding box as one integer, a bit per cell (x fastest): `outside` has the box's
     # cells that are not the container's. A shape moved within the box fits when its bits miss
     # `outside`: one shift and one AND instead of a lookup per cell (Pelikan's 200-cell cage in an
@@ -212,12 +224,13 @@ def piece_placements(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
     nx, ny = high[0] - low[0] + 1, high[1] - low[1] + 1
     nz = high[2] - low[2] + 1
     outside = (1 << (nx * ny * nz)) - 1
-    at = []  # each container cell with its bit's index
-    for x, y, z in container:
+    at: dict[object, list[tuple[int, int, int, int]]] = {}  # each container cell with its bit's index, by kind
+    for c in container:
+        x, y, z = c
         bit = x - low[0] + nx * (y - low[1] + ny * (z - low[2]))
         outside &= ~(1 << bit)
-        at.append((x, y, z, bit))
-    for orient in orientations(shape):
+        at.setdefault(grid.kind(c), []).append((x, y, z, bit))
+    for orient in grid.orientations(shape):
         ax, ay, az = orient[0]
         # Where the anchor may go so that the orientation stays in the container's bounding box: a cell
         # outside these ranges is skipped with three comparisons (most of them, in a big box), and inside
@@ -230,7 +243,7 @@ def piece_placements(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
         for x, y, z in orient:
             bits |= 1 << (x - xl + nx * (y - yl + ny * (z - zl)))
         corner = ax - xl + nx * (ay - yl + ny * (az - zl))  # the anchor's bit in `bits`
-        for cx, cy, cz, bit in at:
+        for cx, cy, cz, bit in at.get(grid.kind(orient[0]), ()):
             if xa <= cx <= xb and ya <= cy <= yb and za <= cz <= zb and not (bits << (bit - corner)) & outside:
                 dx, dy, dz = cx - ax, cy - ay, cz - az
                 cells = tuple((x + dx, y + dy, z + dz) for x, y, z in orient)
@@ -246,15 +259,18 @@ many cells (or 64 per container cell): two cells a billion apart made it a 125 M
 shifts around it took 560 MB. A box beyond both is searched by looking cells up instead."""
 
 
-def _placements_by_lookup(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
+def _placements_by_lookup(shape: Shape, container: Shape, grid: Grid = CUBES) -> list[tuple[Cell, ...]]:
     """`piece_placements` (the same placements in the same order) by a set lookup per cell, in memory
     proportional to the container's cells whatever its bounding box."""
     inside = set(container)
     seen: set[tuple[Cell, ...]] = set()
     out = []
-    for orient in orientations(shape):
+    for orient in grid.orientations(shape):
         ax, ay, az = orient[0]
+        kind = grid.kind(orient[0])
         for cx, cy, cz in container:
+            if grid.kind((cx, cy, cz)) != kind:
+                continue
             cells = tuple((x + cx - ax, y + cy - ay, z + cz - az) for x, y, z in orient)
             if cells not in seen and all(c in inside for c in cells):
                 seen.add(cells)
@@ -269,19 +285,19 @@ def colored_placements(piece: Piece, puzzle: Puzzle) -> list[tuple[Cell, ...]]:
     the same cells and both are allowed, they are different assemblies that a cell grid cannot tell
     apart: refused, naming the piece, rather than counted wrong.
     """
+    grid = puzzle.lattice
     if not piece.colors and not puzzle.container_colors:
-        return piece_placements(piece.shape, puzzle.container)
+        return piece_placements(piece.shape, puzzle.container, grid)
     inside = set(puzzle.container)
     paint = dict(puzzle.container_colors)
     colours = dict(piece.colors)
     allowed: dict[tuple[Cell, ...], tuple[str, ...]] = {}
     out = []
-    for t in ROTATIONS:
-        moved = [t.apply(c) for c in piece.shape]
-        lo = tuple(min(m[i] for m in moved) for i in range(3))
-        moved = [(m[0] - lo[0], m[1] - lo[1], m[2] - lo[2]) for m in moved]
+    for moved in grid.turned(piece.shape):
         ax, ay, az = min(moved)
         for cx, cy, cz in puzzle.container:
+            if grid is not CUBES and grid.kind((cx, cy, cz)) != grid.kind((ax, ay, az)):
+                continue
             dx, dy, dz = cx - ax, cy - ay, cz - az
             placed = [(x + dx, y + dy, z + dz) for x, y, z in moved]
             if not all(c in inside for c in placed):
@@ -329,6 +345,7 @@ def packing_problem(puzzle: Puzzle) -> ExactCoverProblem:
         optional=tuple(i for i, c in enumerate(puzzle.container) if c in optional),
         piece_minimums=low if low != high else (),
         cell_classes=tuple(distinct.index(k) for k in kinds) if len(distinct) > 1 else (),
+        grid=puzzle.grid,
     )
 
 

@@ -15,6 +15,7 @@ from functools import cached_property
 
 from ..errors import CpsolveError
 from ..puzzle.geometry import ALL_TRANSFORMS, Cell, Transform
+from ..puzzle.grid import CUBES, Grid, GridMap
 from .placements import ExactCoverProblem
 
 
@@ -22,22 +23,33 @@ from .placements import ExactCoverProblem
 class SymmetryElement:
     """An isometry mapping the container onto itself, as a permutation of its cell indices."""
 
-    transform: Transform
+    transform: Transform | GridMap | None
+    """The turn (None: a product of two turns the grid's list lacks, see `container_group`)."""
     perm: tuple[int, ...]
     """perm[i] is the index of the cell that cell i is carried to."""
+    reflection: bool | None = None
+    """Whether it mirrors, when `transform` cannot say."""
 
     @property
     def is_reflection(self) -> bool:
+        if self.transform is None:
+            return bool(self.reflection)
         return self.transform.is_reflection
 
 
-def container_group(cells: Sequence[Cell], classes: Sequence[int] = ()) -> tuple[SymmetryElement, ...]:
-    """All elements of O_h (with the translation that realigns the shape) that map `cells` onto itself.
+def container_group(cells: Sequence[Cell], classes: Sequence[int] = (), grid: Grid = CUBES
+                    ) -> tuple[SymmetryElement, ...]:
+    """All turns and mirror images of the grid (with the translation that realigns the shape) that map
+    `cells` onto itself.
 
     With `classes` (one per cell: required or optional, and colour), only the elements that map every
     cell onto a cell of the same class are kept: a turn that swaps an optional cell with a required
     one, or a red cell with a blue one, turns a solution into something that is not a solution.
+    The sphere grid's 240 maps are not a group (BurrTools lists only the turns connected shapes meet):
+    the self-maps of a container are closed under products here, so that orbits are orbits.
     """
+    if grid is not CUBES:
+        return _grid_group(cells, classes, grid)
     index = {c: i for i, c in enumerate(cells)}
     get = index.get
     lo = tuple(min(c[i] for c in cells) for i in range(3))
@@ -57,6 +69,33 @@ def container_group(cells: Sequence[Cell], classes: Sequence[int] = ()) -> tuple
             continue
         group.append(SymmetryElement(t, perm))
     return tuple(group)
+
+
+def _grid_group(cells: Sequence[Cell], classes: Sequence[int], grid: Grid) -> tuple[SymmetryElement, ...]:
+    index = {c: i for i, c in enumerate(cells)}
+    target = grid.normalize(cells)
+    back = grid.shift_of(list(cells))
+    found: dict[tuple[int, ...], SymmetryElement] = {}
+    for g in grid.maps:
+        moved = grid.moved(g, list(cells))
+        if moved is None or grid.normalize(moved) != target:
+            continue
+        s = grid.shift_of(moved)
+        shift = (s[0] - back[0], s[1] - back[1], s[2] - back[2])
+        perm = tuple(index[(m[0] + shift[0], m[1] + shift[1], m[2] + shift[2])] for m in moved)
+        if classes and any(classes[perm[i]] != classes[i] for i in range(len(perm))):
+            continue
+        found.setdefault(perm, SymmetryElement(g, perm))
+    todo = list(found.values())
+    while todo:  # close under products
+        a = todo.pop()
+        for b in list(found.values()):
+            for x, y in ((a, b), (b, a)):
+                perm = tuple(y.perm[x.perm[i]] for i in range(len(cells)))
+                if perm not in found:
+                    found[perm] = SymmetryElement(None, perm, x.is_reflection != y.is_reflection)
+                    todo.append(found[perm])
+    return tuple(sorted(found.values(), key=lambda e: (e.is_reflection, e.perm)))
 
 
 def rotations_of(group: Sequence[SymmetryElement]) -> tuple[SymmetryElement, ...]:

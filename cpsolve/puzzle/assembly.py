@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..limits import active, exceeded, extent
 from .chain import Chain
-from .geometry import ROTATIONS, Cell, are_adjacent, normalize, orientations
+from .geometry import Cell, are_adjacent
 from .model import Piece, Puzzle
 from .names import unseen
 
@@ -65,6 +65,7 @@ def check_solution(puzzle: Puzzle, pieces: Pieces, *, cells_checked: bool = Fals
     if puzzle.chain is not None:
         return _check_chain(puzzle.chain, puzzle.container, pieces)
     by_name = {p.name: p for p in puzzle.pieces}
+    grid = puzzle.lattice
     inside = set(puzzle.container)
     paint = dict(puzzle.container_colors)
     used: dict[str, int] = {}
@@ -75,7 +76,7 @@ def check_solution(puzzle: Puzzle, pieces: Pieces, *, cells_checked: bool = Fals
         if piece is None:
             return f"{label}: no such piece"
         used[name] = used.get(name, 0) + 1
-        if normalize(cells) not in orientations(piece.shape):
+        if grid.normalize(cells) not in grid.orientations(piece.shape):
             return f"{label}: its cells are not the piece's shape turned (mirror images are not allowed)"
         if outside := next((c for c in cells if c not in inside), None):
             return f"{label}: cell {list(outside)} is outside the container"
@@ -97,8 +98,7 @@ def _colours_fit(puzzle: Puzzle, piece: Piece, cells: Sequence[Cell], paint: dic
     target = sorted(cells)
     colours = dict(piece.colors)
     tlo = [min(c[i] for c in target) for i in range(3)]
-    for t in ROTATIONS:
-        moved = [t.apply(c) for c in piece.shape]
+    for moved in puzzle.lattice.turned(piece.shape):
         lo = [min(m[i] for m in moved) for i in range(3)]
         shift = [tlo[i] - lo[i] for i in range(3)]
         placed = {(m[0] + shift[0], m[1] + shift[1], m[2] + shift[2]): c

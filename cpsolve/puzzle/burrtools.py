@@ -1,4 +1,4 @@
-"""Reading BurrTools puzzle files (`.xmpuzzle`): cube-grid problems become cpsolve puzzles.
+"""Reading BurrTools puzzle files (`.xmpuzzle`): problems on any of its five grids become cpsolve puzzles.
 
 BurrTools (Andreas Röver, burr-tools/burr-tools on GitHub, GPL) saves a puzzle as gzip-compressed
 XML (version 2): a list of shapes (voxel boxes), then problems that name some shapes as pieces, one
@@ -8,7 +8,10 @@ description, not from BurrTools' code. What it maps:
 - a voxel string holds one character per cell of an x*y*z box, x fastest: `_` empty, `#` filled,
   `+` filled but may stay empty (result only), each optionally followed by a colour number;
 - a problem's parts give counts (`count=`) or ranges (`min=`/`max=`) and group numbers;
-- the colour bitmap lists the allowed (piece colour, result colour) pairs.
+- the colour bitmap lists the allowed (piece colour, result colour) pairs;
+- `<gridType type=N>` names the grid (0 cubes, 1 triangular prisms, 2 spheres, 3 rhombic, 4 tetra-octa:
+  `grid.BY_BURR_TYPE`); the voxel box is the same on every grid, and each stored assembly names its
+  pieces' turns in that grid's own numbering (`burr_offsets`).
 
 Why a separate parse step (`parse_xmpuzzle`): the raw shapes (with BurrTools' box coordinates and
 hotspots) are needed to read the stored assemblies, and both the puzzle (`read_xmpuzzle`) and the
@@ -27,6 +30,7 @@ import io
 import re
 import xml.etree.ElementTree as ET
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +39,7 @@ from ..errors import CpsolveError, unreadable
 from ..limits import active, check
 from .checks import check_container_cells, check_count_range, check_piece_shape
 from .geometry import Cell
+from .grid import BY_BURR_TYPE, PRISM_MAPS, SPHERE_MAPS, Grid, GridMap
 from .model import Puzzle, make_piece, packing
 from .names import check_puzzle_names, distinct, import_name
 
@@ -42,7 +47,7 @@ if TYPE_CHECKING:
     from .writer import Line
 
 GRIDS = {0: "cubes", 1: "triangular prisms", 2: "spheres", 3: "rhombic dodecahedra", 4: "tetrahedra-octahedra"}
-"""BurrTools' grid types; only 0 (cubes) is cpsolve's lattice."""
+"""BurrTools' grid types (`<gridType type=N>`), each one of cpsolve's grids (`grid.BY_BURR_TYPE`)."""
 
 Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
 
@@ -196,13 +201,14 @@ def _int(el: ET.Element, attr: str, where: str, default: int | None = None) -> i
 _RUN = re.compile(r"([_#+])(\d*)")
 
 
-def _voxel(el: ET.Element, index: int, where: str) -> BurrShape:
+def _voxel(el: ET.Element, index: int, where: str, grid: Grid) -> BurrShape:
     field_ = f"shapes.{index}"
     sx, sy, sz = (_int(el, a, where) for a in ("x", "y", "z"))
     if min(sx, sy, sz) < 0:
         raise CpsolveError("a voxel box size is negative", where=where, field=field_)
-    try:
-        check("max_cells", "the voxel box's volume", sx * sy * sz, field_)
+    try:  # a box of a sparse grid holds fewer cells than triples (rhombic: 24 in 125)
+        check("max_cells", "the voxel box's cells" if grid.burr_type else "the voxel box's volume",
+              int(sx * sy * sz * grid.density), field_)
     except CpsolveError as exc:
         raise exc.located(where) from None
     if _int(el, "type", where, 0) != 0:
@@ -218,7 +224,11 @@ def _voxel(el: ET.Element, index: int, where: str) -> BurrShape:
     cells = []
     for i, (state, colour) in enumerate(tokens):
         if state != "_":
-            cells.append(((i % sx, (i // sx) % sy, i // (sx * sy)), state, int(colour or 0)))
+            c = (i % sx, (i // sx) % sy, i // (sx * sy))
+            if not grid.is_cell(c):
+                raise CpsolveError(f"cell {list(c)} is filled but is no cell of the {grid.title} grid", where=where,
+                                   field=field_)
+            cells.append((c, state, int(colour or 0)))
     hot = tuple(_int(el, a, where, 0) for a in ("hx", "hy", "hz"))
     return BurrShape(el.get("name"), (sx, sy, sz), tuple(cells), hot)  # type: ignore[arg-type]
 
@@ -234,7 +244,7 @@ def _assembly(text: str, where: str, field_: str) -> tuple[tuple[int, int, int, 
                 i += 1
             else:
                 x, y, z, t = (int(v) for v in tokens[i:i + 4])
-                if len(tokens[i:i + 4]) != 4 or not 0 <= t < 48:
+                if len(tokens[i:i + 4]) != 4 or not 0 <= t < 240:
                     raise ValueError
                 out.append((x, y, z, t))
                 i += 4
@@ -342,9 +352,11 @@ def parse_xmpuzzle(path: str | Path) -> BurrFile:
     colors_el = root.find("colors")
     n_colors = len(colors_el.findall("color")) if colors_el is not None else 0
     shapes_el = root.find("shapes")
-    # Shapes of other grids are not cube cells: they are left unread (the grid is refused on use).
-    voxels = shapes_el.findall("voxel") if shapes_el is not None and grid == 0 else []
-    shapes = tuple(_voxel(v, i, where) for i, v in enumerate(voxels))
+    if grid not in BY_BURR_TYPE:
+        raise CpsolveError(f"gridType {grid} is none of BurrTools' five grids (0 to 4)", where=where,
+                           field="gridType")
+    voxels = shapes_el.findall("voxel") if shapes_el is not None else []
+    shapes = tuple(_voxel(v, i, where, BY_BURR_TYPE[grid]) for i, v in enumerate(voxels))
     problems_el = root.find("problems")
     problems = tuple(_problem(p, i, where) for i, p in enumerate(problems_el.findall("problem"))) \
         if problems_el is not None else ()
@@ -376,20 +388,16 @@ def _drawing(cells: dict[Cell, str], size: tuple[int, int, int]) -> list[Line]:
     return drawing(("".join(cells.get((x, y, z), ".") for x in range(sx)) for y in range(sy)) for z in range(sz))
 
 
-def _tight(cells: list[Cell]) -> tuple[list[Cell], tuple[int, int, int]]:
-    lo = [min(c[i] for c in cells) for i in range(3)]
-    hi = [max(c[i] for c in cells) for i in range(3)]
-    moved = [(c[0] - lo[0], c[1] - lo[1], c[2] - lo[2]) for c in cells]
-    return moved, (hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1)
+def _tight(cells: list[Cell], grid: Grid) -> tuple[list[Cell], tuple[int, int, int]]:
+    """The cells moved by the legal translation that brings them nearest the origin, and their box."""
+    dx, dy, dz = grid.shift_of(cells)
+    moved = [(c[0] + dx, c[1] + dy, c[2] + dz) for c in cells]
+    return moved, (max(c[0] for c in moved) + 1, max(c[1] for c in moved) + 1, max(c[2] for c in moved) + 1)
 
 
 def select_problem(bf: BurrFile, problem: int) -> BurrProblem:
-    """Problem number `problem` (0-based), refusing grids and features cpsolve cannot model."""
+    """Problem number `problem` (0-based), refusing features cpsolve cannot model."""
     where = bf.where
-    if bf.grid != 0:
-        grid = GRIDS.get(bf.grid, f"unknown grid {bf.grid}")
-        raise CpsolveError(f"grid of {grid} (BurrTools gridType {bf.grid}): cpsolve models the cube grid only",
-                           where=where, field="gridType")
     if not bf.problems:
         raise CpsolveError("the file holds no problem", where=where, field="problems")
     if not 0 <= problem < len(bf.problems):
@@ -426,6 +434,7 @@ def _titles(bf: BurrFile, prob: BurrProblem, problem: int) -> tuple[str, str, st
 def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
     """The cpsolve puzzle file (as plain data, ready for YAML) of one problem of a BurrTools file."""
     prob = select_problem(bf, problem)
+    grid = BY_BURR_TYPE[bf.grid]
     names = _names(bf, prob)
     result = bf.shapes[prob.result]
     marks = {c: ("+" if state == "+" else "#") for c, state, _ in result.cells}
@@ -442,7 +451,7 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
         if part.high <= 0:
             continue  # a part that may be used 0 times at most is no part
         shape = bf.shapes[part.shape]
-        cells, size = _tight(list(shape.filled()))
+        cells, size = _tight(list(shape.filled()), grid)
         by_cell = dict(zip(cells, (colour for _, _, colour in shape.cells), strict=True))
         spec: dict[str, Any] = {"layers": _drawing(dict.fromkeys(cells, "#"), size)}
         if part.low != part.high:
@@ -463,6 +472,7 @@ def puzzle_data(bf: BurrFile, problem: int = 0) -> dict[str, Any]:
         "name": name,
         "description": description,
         "source": source,
+        **({"grid": grid.name} if grid.name != "cubes" else {}),
         "container": container,
         "pieces": pieces,
     }
@@ -492,6 +502,7 @@ def puzzle_of(bf: BurrFile, problem: int = 0, *, strict: bool = True) -> Puzzle:
 
 def _puzzle(bf: BurrFile, problem: int, strict: bool) -> Puzzle:
     prob = select_problem(bf, problem)
+    grid = BY_BURR_TYPE[bf.grid]
     names = _names(bf, prob)
     result = bf.shapes[prob.result]
     container = tuple(sorted(c for c, _, _ in result.cells))
@@ -504,8 +515,8 @@ def _puzzle(bf: BurrFile, problem: int, strict: bool) -> Puzzle:
         if part.high <= 0:
             continue  # a part that may be used 0 times at most is no part (as in `puzzle_data`)
         shape = bf.shapes[part.shape]
-        cells, _ = _tight(list(shape.filled()))
-        _checked(check_piece_shape, f"pieces.{name}", tuple(sorted(cells)))
+        cells, _ = _tight(list(shape.filled()), grid)
+        _checked(check_piece_shape, f"pieces.{name}", tuple(sorted(cells)), grid)
         if part.low != part.high:
             _checked(check_count_range, f"pieces.{name}.count", part.low, part.high)
         colours = tuple(sorted((c, _color_name(colour)) for c, (_, _, colour) in zip(cells, shape.cells, strict=True)
@@ -519,7 +530,7 @@ def _puzzle(bf: BurrFile, problem: int, strict: bool) -> Puzzle:
                        {c for _, c in container_colors}, [(a, c) for a, b in rules for c in (a, b)])
     return packing(name, container, tuple(pieces), optional=optional, container_colors=container_colors,
                    color_rules=rules, groups=[members for _, members in sorted(groups.items())],
-                   description=description, source=source, origin=bf.where, strict=strict)
+                   description=description, source=source, origin=bf.where, strict=strict, grid=grid.name)
 
 
 def _checked(check: Any, field: str, *values: Any) -> None:
@@ -533,20 +544,74 @@ def _checked(check: Any, field: str, *values: Any) -> None:
 # ------------------------------------------------------------------------------------------ stored assemblies
 
 
-def placed_cells(shape: BurrShape, placement: tuple[int, int, int, int]) -> list[Cell]:
-    """The result cells a shape covers at BurrTools placement (x, y, z, t).
+def turns_of(grid: int) -> int:
+    """How many placement transformations BurrTools numbers on a grid (the first half are rotations)."""
+    return {1: 24, 2: 240}.get(grid, 48)
 
-    BurrTools turns the shape's whole box by matrix t, shifts it back to the origin and puts the
-    turned hotspot at (x, y, z); the shift cancels, so a cell p lands at (x, y, z) + M·(p - hotspot).
+
+def burr_offsets(grid: int, t: int, cells: Sequence[Cell], hotspot: Cell = (0, 0, 0)) -> list[Cell] | None:
+    """Where BurrTools' transformation t puts each of a shape's `cells` (in its box's index order),
+    relative to the placement position: a placement (x, y, z, t) covers (x, y, z) + offset. None when
+    the transformation fails for the shape (spheres: a turn that carries some ball off the lattice).
+
+    BurrTools turns a shape and its hotspot the same way and puts the turned hotspot at (x, y, z), so
+    any shift of the turned box cancels: cubes, rhombic and tetra-octa turn the voxel coordinates by
+    its cube matrix t (rhombic and tetra-octa pad the box first, which the shift absorbs); prisms turn
+    the triangles' centroids and snap back to cells; spheres turn the balls about the first one (the
+    first filled in x-fastest order) and round the turned hotspot, which need not be a lattice point.
     """
-    x, y, z, t = placement
-    m = TRANSFORMS[t]
-    hx, hy, hz = shape.hotspot
+    if not cells:
+        return []
+    if grid in (0, 3, 4):
+        m = TRANSFORMS[t]
+        return [apply(m, (p[0] - hotspot[0], p[1] - hotspot[1], p[2] - hotspot[2])) for p in cells]
+    if grid == 1:
+        g = PRISM_MAPS[t]
+        prisms = BY_BURR_TYPE[1]
+
+        def turned(q: Cell) -> Cell:
+            got = g.apply(prisms.centroid(q))
+            cell = None if got is None else prisms.cell_at(got)
+            assert cell is not None, "a prism map carries triangles onto triangles"
+            return cell
+
+        h = turned(hotspot)
+        return [(c[0] - h[0], c[1] - h[1], c[2] - h[2]) for c in map(turned, cells)]
+    g = SPHERE_MAPS[t]
+    p0 = cells[0]
     out = []
-    for p in shape.filled():
-        q = apply(m, (p[0] - hx, p[1] - hy, p[2] - hz))
-        out.append((x + q[0], y + q[1], z + q[2]))
-    return sorted(out)
+    for p in cells:
+        q = g.apply((p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]))
+        if q is None or sum(q) % 2:
+            return None
+        out.append(q)
+    h = _rounded(g, (hotspot[0] - p0[0], hotspot[1] - p0[1], hotspot[2] - p0[2]))
+    return [(q[0] - h[0], q[1] - h[1], q[2] - h[2]) for q in out]
+
+
+def _rounded(g: GridMap, p: Cell) -> Cell:
+    """`g` applied to `p`, each coordinate rounded half away from zero (BurrTools' rounding)."""
+    m, s = g.matrix, g.scale
+    out = []
+    for row in m:
+        v = row[0] * p[0] + row[1] * p[1] + row[2] * p[2]
+        q, r = divmod(abs(v), s)
+        out.append((q + (2 * r >= s)) * (1 if v >= 0 else -1))
+    return (out[0], out[1], out[2])
+
+
+def placed_cells(shape: BurrShape, placement: tuple[int, int, int, int], grid: int = 0) -> list[Cell]:
+    """The result cells a shape covers at BurrTools placement (x, y, z, t) on grid `grid` (`burr_offsets`):
+    on cubes, BurrTools turns the shape's whole box by matrix t, shifts it back to the origin and puts the
+    turned hotspot at (x, y, z); the shift cancels, so a cell p lands at (x, y, z) + M·(p - hotspot)."""
+    x, y, z, t = placement
+    if t >= turns_of(grid):
+        raise CpsolveError(f"transformation {t} does not exist on the {GRIDS[grid]} grid", field="solutions")
+    offsets = burr_offsets(grid, t, shape.filled(), shape.hotspot)
+    if offsets is None:
+        raise CpsolveError(f"transformation {t} cannot turn shape {shape.name or ''} on the sphere grid",
+                           field="solutions")
+    return sorted((x + q[0], y + q[1], z + q[2]) for q in offsets)
 
 
 def assembly_pieces(bf: BurrFile, problem: int, assembly: StoredAssembly) -> dict[str, list[Cell]]:
@@ -565,7 +630,7 @@ def assembly_pieces(bf: BurrFile, problem: int, assembly: StoredAssembly) -> dic
             spot = assembly.placements[k]
             k += 1
             if spot is not None:
-                placed.append(placed_cells(bf.shapes[part.shape], spot))
+                placed.append(placed_cells(bf.shapes[part.shape], spot, bf.grid))
         placed.sort()
         for i, cells in enumerate(placed, start=1):
             out[f"{name}#{i}" if part.high > 1 else name] = cells

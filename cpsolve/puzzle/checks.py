@@ -7,7 +7,8 @@ caller reports under the field it checked.
 
 from __future__ import annotations
 
-from .geometry import Cell, Shape, is_face_connected
+from .geometry import Cell, Shape
+from .grid import CUBES, Grid
 
 Drawing = list[list[str]]
 """A list of z-layers (z = 0 first), each a list of rows (y = 0 first), each row a string (x = 0 first)."""
@@ -58,12 +59,15 @@ def check_container_cells(cells: Shape) -> None:
         raise ValueError("the drawing has no '#' or '+' cells")
 
 
-def check_piece_shape(shape: Shape) -> None:
-    """A piece is one face-connected lump of at least one cell."""
+def check_piece_shape(shape: Shape, grid: Grid = CUBES) -> None:
+    """A piece is one face-connected lump of at least one cell (balls: of touching balls) of the grid."""
     if not shape:
         raise ValueError("the piece is empty")
-    if not is_face_connected(shape):
-        raise ValueError("the piece is not face-connected")
+    if (bad := grid.check_cells(shape)) is not None:
+        raise ValueError(f"{list(bad)} is not a cell of the {grid.title} grid")
+    if not grid.is_connected(shape):
+        raise ValueError("the piece is not face-connected" if grid is CUBES else
+                         f"the piece is not one connected lump of the {grid.title} grid")
 
 
 def check_count_range(low: int, high: int) -> None:

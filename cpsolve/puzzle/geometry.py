@@ -6,7 +6,7 @@ as dictionary keys; the orientation of a piece is just another shape.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from itertools import permutations, product
@@ -101,14 +101,19 @@ def is_chiral(shape: Iterable[Cell]) -> bool:
 
 
 def is_face_connected(cells: Iterable[Cell]) -> bool:
+    return is_connected(cells, lambda c: FACE_STEPS)
+
+
+def is_connected(cells: Iterable[Cell], steps: Callable[[Cell], Iterable[Cell]]) -> bool:
+    """The cells form one lump, stepping from a cell c by the offsets `steps(c)` (a grid's face neighbours)."""
     pts = set(cells)
     if not pts:
         return False
     start = next(iter(pts))
     seen, todo = {start}, [start]
     while todo:
-        x, y, z = todo.pop()
-        for dx, dy, dz in FACE_STEPS:
+        x, y, z = c = todo.pop()
+        for dx, dy, dz in steps(c):
             q = (x + dx, y + dy, z + dz)
             if q in pts and q not in seen:
                 seen.add(q)

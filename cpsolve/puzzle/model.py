@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..errors import CpsolveError
 from .chain import Chain, Joint, chain_of
 from .geometry import MIRROR_X, ROTATIONS, Cell, Shape, Transform, mirror
+from .grid import CUBES, GRIDS, Grid
 
 if TYPE_CHECKING:
     from .schema import PieceSpec, PuzzleFile
@@ -46,15 +47,19 @@ class Piece:
     def has_range(self) -> bool:
         return self.low != self.count
 
-    def colored_key(self) -> tuple[tuple[Cell, str], ...]:
+    def colored_key(self, grid: Grid = CUBES) -> tuple[tuple[Cell, str], ...]:
         """The piece with its colours, up to rotation and translation (plain cells get colour "")."""
-        return colored_rotation_key(self.shape, self.colors)
+        return colored_rotation_key(self.shape, self.colors, grid)
 
 
-def colored_rotation_key(shape: Shape, colors: tuple[tuple[Cell, str], ...]) -> tuple[tuple[Cell, str], ...]:
-    """A canonical form of a coloured shape under rotations: the smallest normalized image."""
+def colored_rotation_key(shape: Shape, colors: tuple[tuple[Cell, str], ...],
+                         grid: Grid = CUBES) -> tuple[tuple[Cell, str], ...]:
+    """A canonical form of a coloured shape under the grid's rotations: the smallest normalized image."""
     paint = dict(colors)
-    return min(_moved(t, shape, paint) for t in ROTATIONS)
+    if grid is CUBES:
+        return min(_moved(t, shape, paint) for t in ROTATIONS)
+    return min(tuple(sorted((m, paint.get(c, "")) for m, c in zip(moved, shape, strict=True)))
+               for moved in grid.turned(shape))
 
 
 def _moved(t: Transform, shape: Shape, paint: dict[Cell, str]) -> tuple[tuple[Cell, str], ...]:
@@ -102,6 +107,13 @@ class Puzzle:
     """Allowed (piece colour, container colour) pairs; uncoloured cells on either side always match."""
     groups: tuple[frozenset[str], ...] = ()
     """Sets of piece names that may stay together when the puzzle is taken apart (disassembly)."""
+    grid: str = "cubes"
+    """The grid the cells are on (`grid.GRIDS`: cubes, prisms, spheres, rhombic, tetra-octa)."""
+
+    @property
+    def lattice(self) -> Grid:
+        """The grid object of `grid`."""
+        return GRIDS[self.grid]
 
     def __repr__(self) -> str:
         """One short line: the name and size, not every cell (a 54-piece puzzle's full repr ran to 12,700
@@ -135,11 +147,12 @@ class Puzzle:
         """
         if self.chain is not None:
             return tuple(range(self.chain.n))
-        keys = [p.colored_key() for p in self.pieces]
+        grid = self.lattice
+        keys = [p.colored_key(grid) for p in self.pieces]
         partners: list[int] = []
         taken: set[int] = set()
         for i, piece in enumerate(self.pieces):
-            mirrored = colored_rotation_key(mirror(piece.shape), _mirror_colors(piece))
+            mirrored = colored_rotation_key(*_mirrored(piece, grid), grid)
             if mirrored == keys[i]:
                 partners.append(i)
                 continue
@@ -153,11 +166,18 @@ class Puzzle:
         return tuple(partners)
 
 
-def _mirror_colors(piece: Piece) -> tuple[tuple[Cell, str], ...]:
-    """The piece's colours carried along by `mirror` (which normalizes the mirrored cells)."""
-    moved = {c: MIRROR_X.apply(c) for c in piece.shape}
-    lo = tuple(min(m[i] for m in moved.values()) for i in range(3))
-    return tuple((tuple(moved[c][i] - lo[i] for i in range(3)), k) for c, k in piece.colors)  # type: ignore[misc]
+def _mirrored(piece: Piece, grid: Grid) -> tuple[Shape, tuple[tuple[Cell, str], ...]]:
+    """The piece's mirror image (normalized) with its colours carried along."""
+    if grid is CUBES:
+        moved = {c: MIRROR_X.apply(c) for c in piece.shape}
+        lo = tuple(min(m[i] for m in moved.values()) for i in range(3))
+        colours = tuple((tuple(moved[c][i] - lo[i] for i in range(3)), k) for c, k in piece.colors)
+        return mirror(piece.shape), colours  # type: ignore[return-value]
+    cells = grid.moved(grid.mirror_map, piece.shape)
+    assert cells is not None, "a grid's mirror map never fails"
+    shift = grid.shift_of(cells)
+    at = {c: (m[0] + shift[0], m[1] + shift[1], m[2] + shift[2]) for c, m in zip(piece.shape, cells, strict=True)}
+    return tuple(sorted(at.values())), tuple((at[c], k) for c, k in piece.colors)
 
 
 def to_puzzle(spec: PuzzleFile, origin: str | None = None, *, strict: bool = True) -> Puzzle:
@@ -167,7 +187,10 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None, *, strict: bool = Tru
     `strict` False the pieces' volume is not checked against the container's: `cpsolve explain`
     reads such a file to say why it has no assembly.
     """
+    grid = GRIDS[spec.grid]
     container = spec.container.cells()
+    if grid is not CUBES:  # a box or a union of boxes holds the grid's cells in it
+        container = tuple(c for c in container if grid.is_cell(c))
     ref = spec.reference
     reference = None if ref is None else Reference(ref.source, ref.total, ref.unique_rotation, ref.unique_symmetry,
                                                    ref.solvable)
@@ -182,12 +205,13 @@ def to_puzzle(spec: PuzzleFile, origin: str | None = None, *, strict: bool = Tru
         return Puzzle(spec.name, container, kind="chain", chain=chain, source=spec.source,
                       description=spec.description, reference=reference, origin=origin)
     assert spec.pieces is not None
-    pieces = tuple(_piece(n, p, len(container)) for n, p in spec.pieces.items())
+    pieces = tuple(_piece(n, p, len(container), grid) for n, p in spec.pieces.items())
     container_colors = tuple(sorted(
         (tuple(c), name) for name, cells in (spec.container.cell_colors or {}).items() for c in cells
     ))
     rules = frozenset((a, b) for a, targets in (spec.color_rules or {}).items() for b in targets)
-    return packing(spec.name, container, pieces, optional=spec.container.optional_cells(),
+    optional = tuple(c for c in spec.container.optional_cells() if grid.is_cell(c))
+    return packing(spec.name, container, pieces, optional=optional, grid=spec.grid,
                    container_colors=container_colors, color_rules=rules,  # type: ignore[arg-type]
                    groups=spec.groups or (), key_piece=spec.key_piece, source=spec.source,
                    description=spec.description, reference=reference, origin=origin, strict=strict)
@@ -197,7 +221,7 @@ def packing(name: str, container: Shape, pieces: tuple[Piece, ...], *, optional:
             container_colors: tuple[tuple[Cell, str], ...] = (), color_rules: frozenset[tuple[str, str]] = frozenset(),
             groups: Iterable[Iterable[str]] = (), key_piece: str | None = None, source: str = "",
             description: str = "", reference: Reference | None = None, origin: str | None = None,
-            strict: bool = True) -> Puzzle:
+            strict: bool = True, grid: str = "cubes") -> Puzzle:
     """A packing puzzle from its resolved parts, after the checks that need all of them: the volume
     (`check_volume`, unless not `strict`), coloured cells inside the container, the pieces that groups
     and the key piece name. Errors name the field, as in a puzzle file."""
@@ -227,12 +251,17 @@ def packing(name: str, container: Shape, pieces: tuple[Piece, ...], *, optional:
             )
     return Puzzle(name, container, pieces, source=source, description=description, key_piece=key_piece,
                   reference=reference, origin=origin, optional=optional, container_colors=container_colors,
-                  color_rules=color_rules, groups=tuple(sets))
+                  color_rules=color_rules, groups=tuple(sets), grid=grid)
 
 
-def _piece(name: str, spec: PieceSpec, cells: int) -> Piece:
+def _piece(name: str, spec: PieceSpec, cells: int, grid: Grid = CUBES) -> Piece:
     low, high = spec.count_range()
-    return make_piece(name, spec.shape(), low, high, cells, spec.color, spec.colors())
+    if grid is CUBES:
+        return make_piece(name, spec.shape(), low, high, cells, spec.color, spec.colors())
+    raw = spec.raw_cells()
+    dx, dy, dz = grid.shift_of(raw)
+    colours = tuple(sorted(((c[0] + dx, c[1] + dy, c[2] + dz), k) for c, k in spec.colors_as_written()))
+    return make_piece(name, grid.normalize(raw), low, high, cells, spec.color, colours)
 
 
 def make_piece(name: str, shape: Shape, low: int, high: int, cells: int, color: str | None = None,
@@ -281,7 +310,7 @@ def puzzle_plain(puzzle: Puzzle) -> dict[str, Any]:
         "reference": None if ref is None else [ref.source, ref.total, ref.unique_rotation, ref.unique_symmetry,
                                                ref.solvable],
         "container_colors": puzzle.container_colors, "color_rules": sorted(puzzle.color_rules),
-        "groups": [sorted(g) for g in puzzle.groups],
+        "groups": [sorted(g) for g in puzzle.groups], "grid": puzzle.grid,
     }
 
 
@@ -306,4 +335,4 @@ def puzzle_from_plain(data: dict[str, Any], origin: str | None = None) -> Puzzle
         reference=None if ref is None else Reference(*ref), origin=origin, optional=cells(data["optional"]),
         container_colors=coloured(data["container_colors"]),
         color_rules=frozenset((a, b) for a, b in data["color_rules"]),
-        groups=tuple(frozenset(g) for g in data["groups"]))
+        groups=tuple(frozenset(g) for g in data["groups"]), grid=data.get("grid", "cubes"))

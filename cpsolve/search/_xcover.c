@@ -1190,6 +1190,10 @@ static int links_rows_connected(const Engine *e, int *seen, int *queue) {
     return 1;
 }
 
+/* The most face neighbours a cell has on any grid: 6 for a cube, 5 for a triangular prism, 4 for a
+ * tetrahedron, 12 touching balls in the face-centred cubic packing (the sphere grid). */
+#define MAX_NEIGHBORS 12
+
 /* The face neighbours (`neighbors`: one list per cell, None for none) as lists: (*start)[c] ..
  * (*start)[c + 1] index cell c's in *nb. Both stay NULL without neighbours; -1 with an exception set. */
 static int read_neighbor_lists(const Engine *e, PyObject *neighbors, int **start, int **nb) {
@@ -1202,14 +1206,15 @@ static int read_neighbor_lists(const Engine *e, PyObject *neighbors, int **start
         return -1;
     }
     *start = malloc(sizeof(int) * ((size_t)e->n_cells + 1));
-    *nb = malloc(sizeof(int) * (size_t)e->n_cells * 6 + 1);
+    *nb = malloc(sizeof(int) * (size_t)e->n_cells * MAX_NEIGHBORS + 1);
     int failed = *start == NULL || *nb == NULL, at = 0;
     if (failed) PyErr_NoMemory();
     for (int cell = 0; cell < e->n_cells && !failed; cell++) {
         PyObject *lst = PySequence_Fast_GET_ITEM(seq, cell);
         Py_ssize_t n = PyObject_Length(lst);
-        if (n > 6) PyErr_Format(PyExc_ValueError, "neighbors: cell %d has %zd, a cube has at most 6", cell, n);
-        failed = n < 0 || n > 6 || cps_read_ints(lst, *nb + at, n, 0, e->n_cells, "neighbor") < 0;
+        if (n > MAX_NEIGHBORS)
+            PyErr_Format(PyExc_ValueError, "neighbors: cell %d has %zd, a cell has at most %d", cell, n, MAX_NEIGHBORS);
+        failed = n < 0 || n > MAX_NEIGHBORS || cps_read_ints(lst, *nb + at, n, 0, e->n_cells, "neighbor") < 0;
         (*start)[cell] = at;
         at += (int)n;
     }

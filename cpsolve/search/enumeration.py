@@ -32,6 +32,7 @@ from ..problem.symmetry import (
     container_group,
     no_key,
 )
+from ..puzzle.grid import GRIDS
 from ..puzzle.model import Puzzle
 from .backends import Backend, SearchStats, Status
 from .estimate import part_sizes, smallest_tree_key
@@ -66,7 +67,7 @@ def prepare(puzzle: Puzzle, symmetry_breaking: bool = True, workers: int = 1) ->
 
     `workers` > 1 lets the key choice estimate its candidates on that many forked processes."""
     problem = build_problem(puzzle)
-    group = container_group(problem.cells, problem.cell_classes)
+    group = container_group(problem.cells, problem.cell_classes, GRIDS[problem.grid])
     pick = smallest_tree_key(problem, workers) if problem.kind != "chain" else None
     key = choose_key(problem, group, puzzle.key_piece, pick) if symmetry_breaking else no_key()
     return Prepared(puzzle.name, problem, group, apply_key(problem, key), Canonicalizer(problem, group))

@@ -161,6 +161,9 @@ def suggest_changes(puzzle: Puzzle, kind: str = "fix", backend: str = "auto", li
     """
     if kind not in KINDS:
         raise CpsolveError(f"unknown change {kind!r} (one of {', '.join(KINDS)})", field="change")
+    if puzzle.grid != "cubes":  # fixed pieces, marks and holes are written and turned as cubes
+        raise CpsolveError(f"cpsolve design works on the cube grid; {puzzle.name} is on the {puzzle.grid} grid",
+                           field="grid")
     source = source or f"cpsolve design unique {puzzle.name} --change {kind}"
     if kind == "mark":
         return suggest_marks(puzzle, backend, limit, verify, max_assemblies, source)

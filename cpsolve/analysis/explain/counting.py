@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...problem.placements import ExactCoverProblem, colored_placements, piece_placements
-from ...puzzle.geometry import ROTATIONS, Cell, bounding_size
+from ...puzzle.geometry import Cell, bounding_size
 from ...puzzle.model import Puzzle
 
 MAX_SUMS = 200_000
@@ -134,7 +134,7 @@ def no_placement(puzzle: Puzzle) -> NoPlacement | None:
     """The first piece that must be used and has no placement."""
     for piece in puzzle.pieces:
         if piece.low > 0 and not colored_placements(piece, puzzle):
-            fits = bool(piece_placements(piece.shape, puzzle.container))
+            fits = bool(piece_placements(piece.shape, puzzle.container, puzzle.lattice))
             extent = tuple(sorted(bounding_size(piece.shape)))
             return NoPlacement(piece.name, extent, bounding_size(puzzle.container), fits)  # type: ignore[arg-type]
     return None
@@ -433,10 +433,12 @@ def _placements_through(puzzle: Puzzle, shape: Sequence[Cell], cell: Cell | None
     paint = dict(puzzle.container_colors)
     colours = dict(getattr(piece, "colors", ()))
     targets = [cell] if cell is not None else list(puzzle.container)
-    for t in ROTATIONS:
-        moved = [t.apply(c) for c in shape]
+    grid = puzzle.lattice
+    for moved in grid.turned(shape):  # the grid's rotations; a shift only where it keeps the cells' kinds
         for anchor in moved:
             for target in targets:
+                if grid.kind(anchor) != grid.kind(target):
+                    continue
                 d = (target[0] - anchor[0], target[1] - anchor[1], target[2] - anchor[2])
                 placed = [(m[0] + d[0], m[1] + d[1], m[2] + d[2]) for m in moved]
                 if all(q in inside for q in placed) and all(

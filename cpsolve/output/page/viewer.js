@@ -21,6 +21,12 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
     return "rgb(" + c.join(",") + ")";
   }
 
+  function tint(hex, t) {  // scene.mix with white
+    const v = parseInt(hex.slice(1), 16);
+    const c = [(v >> 16) & 255, (v >> 8) & 255, v & 255].map((x) => Math.round(x + (255 - x) * t));
+    return "rgb(" + c.join(",") + ")";
+  }
+
   // scene.face_corners / scene.EDGE_DIRS: corners counter-clockwise from outside, edge i from corner i to i+1.
   const PLANE = STEPS.map((s) => {
     const a = s.findIndex((v) => v !== 0), u = [0, 0, 0], w = [0, 0, 0];
@@ -95,14 +101,36 @@ function cpsolveViewer(D, options) {
     const marks = D.marks ? D.marks.solutions[i] : "", mark = {};  // constraint colours, by cell
     for (let k = 0; k < marks.length; k++) if (marks[k] !== " ") mark[key(D.cells[k])] = D.marks.colors[D.alphabet.indexOf(marks[k])];
     const parts = all.filter((p) => p.cells.length), every = parts.flatMap((p) => p.cells);
-    const mid = centroid(every);
+    let mid = centroid(every);
     let reach = 0;
     for (let a = 0; a < 3; a++) reach = Math.max(reach, Math.max(...every.map((c) => c[a])) - Math.min(...every.map((c) => c[a])) + 1);
-    for (const p of parts) {
-      p.away = centroid(p.cells).map((v, a) => v - mid[a]);
-      p.faces = D.chain ? [] : outerFaces(p.cells).map((f) => Object.assign(f, { mark: mark[key(f.cell)] }));
-      p.lo = [0, 1, 2].map((a) => Math.min(...p.cells.map((c) => c[a])));
-      p.hi = [0, 1, 2].map((a) => Math.max(...p.cells.map((c) => c[a])) + 1);
+    if (D.grid) {  // another grid: the cells' solids (or balls) in space, from page.py / solids.py
+      const index = {};
+      D.cells.forEach((c, k) => { index[key(c)] = k; });
+      const all3 = [];
+      for (const p of parts) {
+        const own = new Set(p.cells.map((c) => index[key(c)]));
+        p.polys = []; p.balls = []; p.faces = [];
+        for (const k of own) {
+          if (D.balls) p.balls.push(D.balls[k]);
+          else for (const f of D.solids[k]) if (!own.has(f[1])) p.polys.push({ pts: f[0], n: f[2] });
+        }
+        const pts = D.balls ? p.balls.flatMap((b) => [b.map((v) => v - 0.5), b.map((v) => v + 0.5)]) : p.polys.flatMap((f) => f.pts);
+        p.lo = [0, 1, 2].map((a) => Math.min(...pts.map((q) => q[a])));
+        p.hi = [0, 1, 2].map((a) => Math.max(...pts.map((q) => q[a])));
+        p.centre = [0, 1, 2].map((a) => pts.reduce((t, q) => t + q[a], 0) / pts.length);
+        all3.push(...pts);
+      }
+      mid = [0, 1, 2].map((a) => all3.reduce((t, q) => t + q[a], 0) / all3.length);
+      reach = Math.max(...[0, 1, 2].map((a) => Math.max(...all3.map((q) => q[a])) - Math.min(...all3.map((q) => q[a]))));
+      for (const p of parts) p.away = p.centre.map((v, a) => v - mid[a]);
+    } else {
+      for (const p of parts) {
+        p.away = centroid(p.cells).map((v, a) => v - mid[a]);
+        p.faces = D.chain ? [] : outerFaces(p.cells).map((f) => Object.assign(f, { mark: mark[key(f.cell)] }));
+        p.lo = [0, 1, 2].map((a) => Math.min(...p.cells.map((c) => c[a])));
+        p.hi = [0, 1, 2].map((a) => Math.max(...p.cells.map((c) => c[a])) + 1);
+      }
     }
     const given = !!(D.steps && D.steps[String(i)]);
     let unknown = false;
@@ -116,7 +144,9 @@ function cpsolveViewer(D, options) {
       // interlocked and no disassembly given: the pieces drop in from above, top ones last
       unknown = !steps.length && parts.length > 1 && !D.chain;
       if (unknown) {
-        steps = parts.slice().sort((a, b) => b.hi[2] - a.hi[2]).map((p) => ({ pieces: [p.label], move: [0, 0, reach + 1], out: true }));
+        const top = Math.max(...parts.map((p) => p.hi[2]));  // another grid: just clear of the assembly's top
+        const rise = (p) => D.grid ? top - p.lo[2] + 0.3 : reach + 1;
+        steps = parts.slice().sort((a, b) => b.hi[2] - a.hi[2]).map((p) => ({ pieces: [p.label], move: [0, 0, rise(p)], out: true }));
       }
     }
     const byLabel = {};
@@ -223,6 +253,16 @@ function cpsolveViewer(D, options) {
       pieces++;
       const o = add(place.off[k], S.apart[k].map((v) => v * st.explode));
       boxes.push([p.label, ...at(p.lo, o), ...at(p.hi, o)].map((v) => typeof v === "number" ? Math.round(v * 1000) / 1000 : v));
+      if (D.grid) {  // balls, or the outer faces of the solids that face the eye
+        for (const b of p.balls) { const c = add(b, o); items.push({ depth: dot(c, cam.toward), kind: "ball", c: c, color: p.color }); faces++; }
+        for (const f of p.polys) {
+          if (dot(f.n, cam.toward) <= 1e-9) continue;
+          const pts = f.pts.map((q) => add(q, o)), m = [0, 1, 2].map((a) => pts.reduce((t, q) => t + q[a], 0) / pts.length);
+          items.push({ depth: dot(m, cam.toward), kind: "poly", pts: pts, n: f.n, color: p.color });
+          faces++;
+        }
+        return;
+      }
       if (D.chain) {
         const c = at([p.cells[0][0] + 0.5, p.cells[0][1] + 0.5, p.cells[0][2] + 0.5], o);
         items.push({ depth: dot(c, cam.toward), kind: "cube", c: c, color: p.color, label: p.label });
@@ -270,6 +310,17 @@ function cpsolveViewer(D, options) {
             ctx.strokeStyle = shade(f.mark, lit * 0.6); ctx.lineWidth = seamW; ctx.stroke();
           }
         }
+      } else if (it.kind === "poly") {  // solids.lit: 0.55 facing away from the light, 1.0 facing it
+        const L = D.light, lit = 0.55 + 0.45 * Math.max(0, dot(it.n, L) / Math.hypot(L[0], L[1], L[2])), q = it.pts.map(P);
+        ctx.beginPath(); q.forEach((pt, i) => (i ? ctx.lineTo(pt[0], pt[1]) : ctx.moveTo(pt[0], pt[1]))); ctx.closePath();
+        ctx.fillStyle = shade(it.color, lit); ctx.fill();
+        ctx.strokeStyle = shade(it.color, lit * 0.6); ctx.lineWidth = seamW; ctx.stroke();
+      } else if (it.kind === "ball") {  // pictures.py's ball: lit from the upper left, darker at the rim
+        const c = P(it.c), r = 0.5 * scale;
+        const g = ctx.createRadialGradient(c[0] - 0.3 * r, c[1] - 0.32 * r, 0.05 * r, c[0], c[1], r);
+        g.addColorStop(0, tint(it.color, 0.55)); g.addColorStop(0.55, shade(it.color, 1)); g.addColorStop(1, shade(it.color, 0.45));
+        ctx.beginPath(); ctx.arc(c[0], c[1], r, 0, 2 * Math.PI);
+        ctx.fillStyle = g; ctx.fill(); ctx.strokeStyle = shade(it.color, 0.35); ctx.lineWidth = seamW; ctx.stroke();
       } else if (it.kind === "cube") {
         STEPS.forEach((s, n) => {
           if (dot(s, cam.toward) <= 1e-9) return;

@@ -185,8 +185,10 @@ def cell_order(problem: ExactCoverProblem, forced: tuple[int, ...]) -> list[int]
             for c in row.cells:
                 candidates[c] += 1
     neighbours = problem.neighbours
-    # A face is closed by the container's boundary (6 less the neighbours inside) or by a filled cell.
-    closed = [6 - len(around) + sum(1 for q in around if q in covered) for around in neighbours]
+    # A face is closed by the container's boundary (the grid's faces less the neighbours inside: 6 for a
+    # cube) or by a filled cell.
+    faces = problem.faces
+    closed = [faces - len(around) + sum(1 for q in around if q in covered) for around in neighbours]
     order = sorted(covered)
     rest = [c for c in range(problem.n_cells) if c not in covered]
     while rest:

@@ -1,0 +1,167 @@
+"""Pictures, the 3-D page and STL files of the grids other than cubes: balls drawn as shaded balls,
+prisms and the rhombic and tetra-octa cells as their solids, seen in a real headless browser.
+
+A sphere, a prism and a rhombic solution, each made here (no example file needed): a tetrahedron of
+balls, a two-layer prism board, a rhombic cube of two half cubes.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_page import browse, chromium, console  # noqa: F401  (chromium is a fixture)
+
+from cpsolve import api
+from cpsolve.output import solids
+from cpsolve.output.pictures import draw_solution, encode
+from cpsolve.output.scene import hex_rgb, projection
+from cpsolve.output.stl import ball_triangles, open_edges, piece_triangles, volume
+from cpsolve.puzzle.grid import GRIDS
+from cpsolve.puzzle.loader import parse_puzzle_text
+from cpsolve.puzzle.model import to_puzzle
+
+PUZZLES = {
+    "spheres": """
+name: ball-tetrahedron
+grid: spheres
+container: {tetrahedron: 3}
+pieces:
+  a: {triangular: ['# # #', ' # #', '  #'], color: '#d62728'}
+  b: {cells: [[0, 0, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1]], color: '#1f77b4'}
+""",
+    "prisms": """
+name: prism-slab
+grid: prisms
+container: {box: [4, 2, 2]}
+pieces:
+  a: {layers: [['####'], ['####']], color: '#2ca02c'}
+  b: {layers: [['....', '####'], ['....', '####']], color: '#ff7f0e'}
+""",
+    "rhombic": """
+name: rhombic-cube
+grid: rhombic
+container: {box: [5, 5, 5]}
+pieces:
+  low: {cells: [[2, 1, 0], [2, 3, 0], [1, 2, 0], [3, 2, 0], [2, 0, 1], [2, 4, 1], [0, 2, 1], [4, 2, 1],
+                [1, 0, 2], [3, 0, 2], [1, 4, 2], [3, 4, 2], [0, 1, 2], [0, 3, 2], [4, 1, 2], [4, 3, 2]],
+        color: '#9467bd'}
+  high: {cells: [[2, 1, 4], [2, 3, 4], [1, 2, 4], [3, 2, 4], [2, 0, 3], [2, 4, 3], [0, 2, 3], [4, 2, 3]],
+         color: '#e377c2'}
+""",
+}
+
+
+def solved(grid: str):
+    puzzle = to_puzzle(parse_puzzle_text(PUZZLES[grid], grid))
+    return api.solve(puzzle)
+
+
+def test_the_puzzles_solve_on_their_grids():
+    for grid in PUZZLES:
+        s = solved(grid)
+        assert s.puzzle.grid == grid and sum(len(c) for c in s.pieces.values()) == len(s.puzzle.container)
+
+
+def _visible(grid: str, pieces: dict, view=(1.0, -1.0, 1.0), edge_on: float = 1e-9) -> int:
+    """Outer faces facing the eye (more than `edge_on`; negative: faces seen edge-on counted too)."""
+    toward = projection(view).toward
+    return sum(1 for cells in pieces.values() for _, n, _ in solids.outer_faces(grid, cells)
+               if sum(n[i] * toward[i] for i in range(3)) > edge_on)
+
+
+def test_svg_draws_balls_and_faces():
+    s = solved("spheres")
+    svg = encode(draw_solution(s.pieces, {"a": "#d62728", "b": "#1f77b4"}, grid="spheres"), "svg").decode()
+    assert svg.count("<circle") == 10 and svg.count("<radialGradient") == 2  # a ball a cell, a gradient a colour
+    p = solved("prisms")
+    svg = encode(draw_solution(p.pieces, grid="prisms"), "svg").decode()
+    assert svg.count("<polygon") == _visible("prisms", dict(p.pieces)) + 2 * 1  # faces, and the legend's swatches
+
+
+def _png(data: bytes) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"), dtype=int)
+
+
+def _near(img: np.ndarray, rgb: tuple[int, int, int], tol: int = 12) -> int:
+    return int((np.abs(img.reshape(-1, 3) - np.array(rgb)).max(axis=1) <= tol).sum())
+
+
+def test_png_balls_are_shaded():
+    """A ball is lighter towards its highlight than at its rim: the rim's dark tone and the colour itself
+    are painted for each piece, and the front piece's highlight (the colour mixed with white)."""
+    s = solved("spheres")
+    img = _png(api.draw(s, size=500))
+    for color in ("#d62728", "#1f77b4"):
+        r, g, b = hex_rgb(color)
+        dark = tuple(round(v * 0.6) for v in (r, g, b))
+        assert _near(img, (r, g, b), 20) > 20 and _near(img, dark, 20) > 20, color
+    r, g, b = hex_rgb("#d62728")
+    assert _near(img, tuple(round(v + (255 - v) * 0.4) for v in (r, g, b)), 25) > 20
+    assert img[0, 0].tolist() == [255, 255, 255] and img[-1, 0].tolist() == [255, 255, 255]  # nothing cut off
+
+
+@pytest.mark.parametrize("grid", ["prisms", "rhombic"])
+def test_png_faces_are_lit_by_their_normals(grid):
+    """Every visible face's colour, lit as `solids.lit` says, is on the picture."""
+    s = solved(grid)
+    colors = {p.name: p.color for p in s.puzzle.pieces}
+    img = _png(api.draw(s, size=600))
+    toward = projection((1.0, -1.0, 1.0)).toward
+    for label, cells in s.pieces.items():
+        lit = {round(solids.lit(n), 3) for _, n, _ in solids.outer_faces(grid, cells)
+               if sum(n[i] * toward[i] for i in range(3)) > 0.3}
+        r, g, b = hex_rgb(colors[label])
+        for k in lit:
+            assert _near(img, (round(r * k), round(g * k), round(b * k)), 3) > 10, (label, k)
+
+
+def test_stl_solids_are_closed_with_their_volumes():
+    assert open_edges(piece_triangles("prisms", [(0, 0, 0), (1, 0, 0)], 1.0)) == 0
+    assert volume(piece_triangles("prisms", [(0, 0, 0), (1, 0, 0)], 1.0)) == pytest.approx(2 * 3 ** 0.5 / 4)
+    rhombic = GRIDS["rhombic"].box((5, 5, 5))
+    assert volume(piece_triangles("rhombic", rhombic, 1.0)) == pytest.approx(1.0)  # 24 cells: one cube
+    tetra = GRIDS["tetra-octa"].box((3, 3, 3))
+    assert volume(piece_triangles("tetra-octa", tetra, 1.0)) == pytest.approx(1.0)  # 5 cells: one cube
+    assert open_edges(piece_triangles("tetra-octa", tetra, 1.0)) == 0
+    two = ball_triangles([(0, 0, 0), (1, 1, 0)], 10.0)
+    one = ball_triangles([(0, 0, 0)], 10.0)
+    assert open_edges(two) == 0 and volume(two) > 2 * volume(one)  # the rod joins them
+
+
+def test_export_stl_of_a_ball_piece(tmp_path):
+    s = solved("spheres")
+    files = api.export(s.puzzle, "stl")
+    assert sorted(files) == ["a.stl", "b.stl"] and all(len(data) > 84 for data in files.values())
+
+
+def _page(grid: str, tmp_path: Path) -> tuple[Path, dict]:
+    s = solved(grid)
+    page = tmp_path / f"{grid}.html"
+    page.write_text(api.page(s), encoding="utf-8")
+    return page, dict(s.pieces)
+
+
+@pytest.mark.parametrize("grid", ["spheres", "prisms", "rhombic"])
+def test_page_draws_the_grid(chromium, tmp_path, grid):  # noqa: F811
+    page, pieces = _page(grid, tmp_path)
+    status, log = browse(chromium, page, tmp_path)
+    assert console(log) == [] and "error" not in status, status
+    assert status["pieces"] == "2"
+    if grid == "spheres":
+        assert int(status["faces"]) == sum(len(c) for c in pieces.values())
+    else:  # the page's camera is (1, -1, 1) to 4 digits: faces seen exactly edge-on may go either way
+        assert _visible(grid, pieces, edge_on=1e-3) <= int(status["faces"]) <= _visible(grid, pieces, edge_on=-1e-3)
+    shot = tmp_path / f"shot-{time.monotonic_ns()}.png"
+    browse(chromium, page, tmp_path, shot=shot)
+    img = _png(shot.read_bytes())
+    s = solved(grid)
+    for p in s.puzzle.pieces:  # each piece's colour is on the screen, shaded somewhere between 0.4 and 1.0
+        r, g, b = hex_rgb(p.color)
+        tones = [(round(r * k), round(g * k), round(b * k)) for k in np.arange(0.4, 1.01, 0.05)]
+        assert any(_near(img, tone, 6) > 30 for tone in tones), p
