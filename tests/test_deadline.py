@@ -143,3 +143,38 @@ def test_the_deadline_holds_while_a_big_puzzle_is_prepared(command, startup, tmp
     assert proc.stderr == ("cpsolve: error: --timeout: the deadline (1 s) passed while preparing the puzzle, "
                            "before the search began\n")
     assert seconds <= 1 + 1 + startup, (seconds, startup)
+
+
+ALARM_HELD_IN_PREPARATION = """
+import signal, sys, time
+import cpsolve.search.enumeration as enumeration
+
+prepare = enumeration.prepare
+
+
+def held(*args, **kwargs):
+    # As a long step in C holds a signal's handler: the alarm rings during it and waits.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    prepared = prepare(*args, **kwargs)
+    time.sleep(1.5)
+    return prepared
+
+
+enumeration.prepare = held
+sys.argv = ["cpsolve", "enumerate", "soma", "--timeout", "1", "--no-save", "-q"]
+from cpsolve.__main__ import run
+
+run()
+"""
+
+
+def test_a_deadline_that_passed_while_its_alarm_waited_ends_the_preparation(tmp_path):
+    """The preparation's alarm is answered only between Python instructions: one that rang during a long
+    step in C was still waiting when the search began (the alarm then turned off), and a rods run meant to
+    end at 1 s sized its parts for 9 s before its first deadline check. The search's start checks the
+    clock itself. Here the alarm is held (blocked) while the puzzle is prepared, past the deadline."""
+    proc = subprocess.run([sys.executable, "-c", ALARM_HELD_IN_PREPARATION], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr == ("cpsolve: error: --timeout: the deadline (1 s) passed while preparing the puzzle, "
+                           "before the search began\n")

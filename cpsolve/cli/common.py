@@ -362,21 +362,41 @@ class _PreparationDeadline(Exception):
 
 def _alarm_at_deadline(timeout: float | None) -> None:
     """Loading and preparing a big puzzle (placements, symmetry) can outlast `--timeout` before any
-    search starts; an alarm at the deadline ends that in one line. `_alarm_off` once the search begins.
+    search starts; an alarm at the deadline ends that in one line. `search_begins` once the search begins.
 
     The alarm rings again every ALARM_REPEAT seconds after the deadline: an exception raised by a
     signal handler while Python runs a destructor or a weakref callback is printed and dropped, and a
     single alarm that landed there let a 27x27x27 preparation run on for minutes (seen once in a few
     runs of tests/test_deadline.py)."""
+    global _preparing
+    _preparing = None
     if timeout is None:
         return
+    message = f"--timeout: the deadline ({timeout:g} s) passed while preparing the puzzle, before the search began"
 
     def ring(_signum: int, _frame: object) -> None:
-        raise _PreparationDeadline(f"--timeout: the deadline ({timeout:g} s) passed while preparing the puzzle, "
-                                   "before the search began")
+        raise _PreparationDeadline(message)
 
+    left = _remaining(timeout) or 1e-3
+    _preparing = (time.time() + left, message)
     signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, _remaining(timeout) or 1e-3, ALARM_REPEAT)
+    signal.setitimer(signal.ITIMER_REAL, left, ALARM_REPEAT)
+
+
+_preparing: tuple[float, str] | None = None
+"""The preparation deadline (a `time.time()` value) and its message, while an alarm is set for it."""
+
+
+def search_begins() -> None:
+    """The search starts (the API's `on_start`): the preparation's alarm is turned off, and if its deadline
+    has passed all the same, the command ends as the alarm would have ended it. The alarm's handler runs
+    only between two Python instructions: one that came during a long step in C (placements, the key
+    choice) was still waiting when the search began, and a run meant to end at 1 s went on past 9 s."""
+    global _preparing
+    _alarm_off()
+    deadline, _preparing = _preparing, None
+    if deadline is not None and time.time() >= deadline[0]:
+        raise _PreparationDeadline(deadline[1])
 
 
 ALARM_REPEAT = 0.2

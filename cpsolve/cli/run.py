@@ -24,7 +24,6 @@ from .common import (
     TimeoutOpt,
     WorkersOpt,
     _alarm_at_deadline,
-    _alarm_off,
     _check_timeout,
     _open_output,
     _remaining,
@@ -33,6 +32,7 @@ from .common import (
     app,
     default_workers,
     puzzle_of,
+    search_begins,
     three_counts,
 )
 
@@ -116,7 +116,7 @@ def enumerate_cmd(
         puzzle, backend=backend, workers=workers or default_workers(), limit=limit, timeout=_remaining(timeout),
         symmetry_breaking=symmetry_breaking, progress=not quiet, out=(out or True) if save else None,
         journal=False if no_journal else journal or True, resume=resume, cluster=cluster,
-        disassemble=disassemble, min_level=min_level, command=("cpsolve", *sys.argv[1:]), on_start=_alarm_off,
+        disassemble=disassemble, min_level=min_level, command=("cpsolve", *sys.argv[1:]), on_start=search_begins,
         sort=sort,
     )
     if as_json:
@@ -202,7 +202,7 @@ def solve(
     _alarm_at_deadline(timeout)
     puzzle = puzzle_of(model, problem, "solve")
     found = api.solve(puzzle, backend, timeout=_remaining(timeout), symmetry_breaking=symmetry_breaking,
-                          on_start=_alarm_off)
+                          on_start=search_begins)
     if found is None:
         typer.echo(f"{api.printable(puzzle.name)}: has no solution")
         raise typer.Exit(1)
