@@ -29,6 +29,7 @@ from cpsolve.search.backends.dlx import DlxBackend, build_engine
 from cpsolve.search.enumeration import Prepared, enumerate_classes, prepare
 from cpsolve.search.parts import subproblems
 from cpsolve.search.result import EnumerationResult, SolutionClass
+from cpsolve.search.settings import RunSettings
 
 MODELS = ["soma", "bedlam", "tetris-cube", "t-tetracube-6x6x2", "conway-5x5x5", "y-pentacube-5x5x5"]
 OUT = Path(__file__).resolve().parent.parent / "results" / "canonical.md"
@@ -58,7 +59,7 @@ def writing_run(prepared: Prepared, backend: Backend) -> EnumerationResult:
             sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, id=cls.id) + "\n")
             sink.flush()
 
-        return enumerate_classes(prepared, backend, on_class=write)
+        return enumerate_classes(prepared, RunSettings(backend), on_class=write)
 
 
 def per_solution(fn, solutions) -> float:  # type: ignore[no-untyped-def]

@@ -29,6 +29,7 @@ from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import DlxBackend
 from cpsolve.search.enumeration import Prepared, enumerate_classes, prepare
 from cpsolve.search.parts import plan
+from cpsolve.search.settings import RunSettings
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "cluster.md"
 NOTES = [
@@ -47,7 +48,7 @@ MODELS = [("conway-5x5x5", False, (27456, 1144, 572)), ("soma", True, (11520, 48
 def timed(prepared: Prepared, expected: tuple[int, int, int], workers: int, cluster: str | None) -> tuple[float, float]:
     """Wall-clock seconds of one enumeration, and the CPU seconds of this process (all its threads)."""
     began, cpu = time.perf_counter(), time.process_time()
-    result = enumerate_classes(prepared, DlxBackend(), workers=workers, cluster=cluster)
+    result = enumerate_classes(prepared, RunSettings(DlxBackend(), workers=workers, cluster=cluster))
     seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
     counts = (result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry)
     assert result.status.value == "complete" and counts == expected, (cluster, result.status, counts)

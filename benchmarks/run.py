@@ -29,6 +29,7 @@ from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends import BackendUnavailable, backend_class, for_problem, names
 from cpsolve.search.enumeration import build_problem, enumerate_classes, first_solution, prepare
 from cpsolve.search.isolate import run_isolated
+from cpsolve.search.settings import RunSettings
 
 ENUMERATE = ["soma", "cubissimo", "snake-27", "slothouber-graatsma", "six-piece-burr", "t-tetracube-6x6x2",
              "conway-5x5x5", "y-pentacube-5x5x5", "bedlam", "tetris-cube"]
@@ -60,7 +61,8 @@ def enumerate_once(model: str, backend: str, workers: int, timeout: float) -> di
     """What `cpsolve enumerate MODEL --workers N` does once cpsolve is imported: the key choice, too,
     runs on the N workers."""
     prepared = prepare(load(model), workers=workers)
-    result = enumerate_classes(prepared, for_problem(backend, prepared.problem), timeout=timeout, workers=workers)
+    result = enumerate_classes(prepared,
+                               RunSettings(for_problem(backend, prepared.problem), timeout=timeout, workers=workers))
     return {"status": result.status.value, "first": result.first_solution_seconds,
             "counts": tuple(result.counts().values()), "found": result.tally.unique_symmetry}
 

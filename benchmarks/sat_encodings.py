@@ -32,6 +32,7 @@ from cpsolve.problem.cnf import ENCODINGS
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.sat import SatBackend
 from cpsolve.search.enumeration import enumerate_classes, prepare
+from cpsolve.search.settings import RunSettings
 
 FIRST = ["soma", "bedlam", "tetris-cube"]
 ENUMERATE = {"soma": (11520, 480, 240), "cubissimo": (6624, 276, 138)}
@@ -58,7 +59,7 @@ def enum_cell(model: str, encoding: str, solver: str, timeout: float) -> dict[st
     prepared = prepare(load(model))
     backend = SatBackend(solver, encoding=encoding)
     backend.cnf(prepared.broken.problem)
-    result = enumerate_classes(prepared, backend, timeout=timeout)
+    result = enumerate_classes(prepared, RunSettings(backend, timeout=timeout))
     counts = tuple(result.counts().values())
     complete = result.status.value == "complete"
     if complete and counts != ENUMERATE[model]:

@@ -33,6 +33,7 @@ from cpsolve.puzzle.catalog import builtin_names, load
 from cpsolve.puzzle.geometry import normalize
 from cpsolve.search.backends import get_backend
 from cpsolve.search.enumeration import enumerate_classes, prepare
+from cpsolve.search.settings import RunSettings
 
 EXAMPLES = Path(os.environ.get("CPSOLVE_SHARED_EXAMPLES", REPO.parent / "shared" / "burrtools-examples"))
 """The shared example files; CPSOLVE_SHARED_EXAMPLES names the folder where ../shared is elsewhere (a git
@@ -45,7 +46,7 @@ def example(name: str) -> Path:
 
 
 def counts(puzzle, backend: str = "dlx", workers: int = 1) -> tuple[int, int, int]:
-    result = enumerate_classes(prepare(puzzle), get_backend(backend), workers=workers)
+    result = enumerate_classes(prepare(puzzle), RunSettings(get_backend(backend), workers=workers))
     return result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry
 
 
@@ -87,7 +88,7 @@ def test_solid_six_piece_burrs_ranges_1063_and_588():
     puzzle = read_xmpuzzle(example("SolidSixPieceBurrs"))
     assert len(puzzle.pieces) == 25 and all((p.low, p.count) == (0, 6) for p in puzzle.pieces)
     prepared = prepare(puzzle)
-    result = enumerate_classes(prepared, get_backend("dlx"))
+    result = enumerate_classes(prepared, RunSettings(get_backend("dlx")))
     tally = result.tally
     assert (tally.total, tally.unique_rotation, tally.unique_symmetry) == (12597, 1063, 588)
     # The 314 solutions stored in the file (saved with mirror images kept) are 314 distinct rotation
@@ -226,7 +227,7 @@ def test_solutions_survive_the_trip(tmp_path):
     puzzle = load("soma")
     prepared = prepare(puzzle)
     solutions = []
-    enumerate_classes(prepared, get_backend("dlx"), on_class=lambda c: solutions.append(
+    enumerate_classes(prepared, RunSettings(get_backend("dlx")), on_class=lambda c: solutions.append(
         labelled(prepared.problem, c.placements)))
     assert len(solutions) == 240
     path = tmp_path / "soma.xmpuzzle"

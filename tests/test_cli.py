@@ -149,10 +149,11 @@ def test_line_writer_writes_what_class_line_writes(model):
     from cpsolve.output.solutions import LineWriter, class_line, labelled
     from cpsolve.search.backends.dlx import DlxBackend
     from cpsolve.search.enumeration import enumerate_classes, prepare
+    from cpsolve.search.settings import RunSettings
 
     prepared = prepare(load(model))
     classes = []
-    enumerate_classes(prepared, DlxBackend(), on_class=classes.append)
+    enumerate_classes(prepared, RunSettings(DlxBackend()), on_class=classes.append)
     writer = LineWriter(prepared.name, prepared.problem)
     writer.LIMIT = 50  # the store starts again many times over
     for cls in classes:

@@ -34,6 +34,7 @@ from cpsolve.search.backends.dlx import DlxBackend
 from cpsolve.search.enumeration import Prepared, enumerate_classes, prepare
 from cpsolve.search.parts import plan
 from cpsolve.search.result import EnumerationResult
+from cpsolve.search.settings import RunSettings, Work
 
 SOMA = (11520, 480, 240)
 
@@ -102,8 +103,8 @@ class Run:
 def go(run: Run, parts: list[tuple[int, ...]], order: list[int], address: str, backend: object = None,
        deadline: float | None = None) -> None:
     chosen = for_problem("dlx", run.prepared.broken.problem) if backend is None else backend
-    cluster.run_cluster(judge_of(run.prepared), chosen, parts, order, address, deadline, run.collect, run.done,
-                        run.result)
+    cluster.run_cluster(Work(judge_of(run.prepared), chosen, parts, order, deadline, run.collect, run.done,
+                             run.result), address)
 
 
 def judge_of(prepared: Prepared) -> Judge:
@@ -126,7 +127,7 @@ def serial_rows(prepared: Prepared, parts: list[tuple[int, ...]]) -> dict[int, t
 
 
 def serial_counts(prepared: Prepared) -> tuple[int, int, int]:
-    result = enumerate_classes(prepared, DlxBackend(), workers=1)
+    result = enumerate_classes(prepared, RunSettings(DlxBackend(), workers=1))
     return result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry
 
 
@@ -159,7 +160,7 @@ def test_parts_that_overrun_are_split_again_on_the_cluster(scheduler, monkeypatc
     prepared = prepare(load("conway-5x5x5"))
     engine = for_problem("dlx", prepared.problem)
     planned = len(plan(prepared.broken, 2, engine.parts_per_worker))
-    result = enumerate_classes(prepared, engine, workers=2, cluster=scheduler)
+    result = enumerate_classes(prepared, RunSettings(engine, workers=2, cluster=scheduler))
     assert result.status is Status.COMPLETE
     assert (result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry) == (27456, 1144, 572)
     assert result.subproblems == result.subproblems_done > 2 * planned
@@ -262,8 +263,8 @@ def test_a_lost_workers_part_is_redone_and_counted_once(tmp_path):
                 killed.append(inside[0])
         return []
 
-    cluster.run_cluster(judge_of(prepared), TracedDlx(tmp_path, parts[slow]), parts, order, "local:2", None,
-                        run.collect, done, run.result)
+    cluster.run_cluster(Work(judge_of(prepared), TracedDlx(tmp_path, parts[slow]), parts, order, None, run.collect,
+                             done, run.result), "local:2")
     assert killed, "no worker was killed"
     assert run.result.status is Status.COMPLETE
     # The slow part ran twice, the second time on another worker, whose stats alone were handed over.

@@ -7,6 +7,7 @@ import pytest
 from cpsolve.api import puzzle_from_yaml
 from cpsolve.search.backends import get_backend
 from cpsolve.search.enumeration import enumerate_classes, prepare
+from cpsolve.search.settings import RunSettings
 
 pytest.importorskip("ortools")
 
@@ -66,7 +67,7 @@ def test_only_a_single_piece_type_filling_the_container_drops_its_count():
 @pytest.mark.parametrize("text", [SINGLE, MIXED])
 def test_counts_agree_with_dlx(text):
     prepared = prepare(puzzle_from_yaml(text))
-    got = {name: enumerate_classes(prepared, get_backend(name)).tally for name in ("cpsat", "dlx")}
+    got = {name: enumerate_classes(prepared, RunSettings(get_backend(name))).tally for name in ("cpsat", "dlx")}
     assert (got["cpsat"].weighted, got["cpsat"].unique_symmetry) == (got["dlx"].weighted, got["dlx"].unique_symmetry)
     assert got["cpsat"].weighted > 0
 

@@ -26,6 +26,7 @@ from cpsolve.search.backends import Status
 from cpsolve.search.backends.dlx import DlxBackend, build_engine
 from cpsolve.search.enumeration import enumerate_classes, prepare
 from cpsolve.search.parts import plan
+from cpsolve.search.settings import RunSettings
 
 
 def brute_force(n_cells, counts, rows):
@@ -135,8 +136,8 @@ def test_workers_with_cpsat_and_limit():
 
 def test_enumerate_in_process_with_pool_matches_serial():
     prepared = prepare(load("cubissimo"))
-    serial = enumerate_classes(prepared, DlxBackend(), workers=1)
-    pooled = enumerate_classes(prepared, DlxBackend(), workers=2)
+    serial = enumerate_classes(prepared, RunSettings(DlxBackend(), workers=1))
+    pooled = enumerate_classes(prepared, RunSettings(DlxBackend(), workers=2))
     assert serial.counts() == pooled.counts() == {"total": 6624, "unique_rotation": 276, "unique_symmetry": 138}
     assert pooled.subproblems > serial.subproblems
 
@@ -152,7 +153,7 @@ def test_ctrl_c_while_a_class_is_written_still_writes_it(workers):
             os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of this "write"
         written.append(solution_class.index)
 
-    result = enumerate_classes(prepare(load("soma")), DlxBackend(), workers=workers, on_class=write)
+    result = enumerate_classes(prepare(load("soma")), RunSettings(DlxBackend(), workers=workers), on_class=write)
     assert result.status == Status.INTERRUPTED
     assert written == [0, 1, 2] and result.tally.unique_symmetry == 3
 

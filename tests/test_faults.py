@@ -25,6 +25,7 @@ from cpsolve.search.backends.dlx import DlxBackend
 from cpsolve.search.enumeration import enumerate_classes, prepare
 from cpsolve.search.isolate import Overrun, run_isolated
 from cpsolve.search.parts import plan
+from cpsolve.search.settings import RunSettings
 
 SOMA = (11520, 480, 240)
 CONWAY = (27456, 1144, 572)
@@ -126,11 +127,11 @@ def test_a_dead_workers_part_is_rerun_and_nothing_is_counted_twice(tmp_path):
     doomed, n = busiest_part(prepared, 2)
     assert n >= 4
     marker = tmp_path / "died"
-    result = enumerate_classes(prepared, DyingBackend(doomed, n // 2, marker), workers=2)
+    result = enumerate_classes(prepared, RunSettings(DyingBackend(doomed, n // 2, marker), workers=2))
     assert marker.read_text() == "died"  # the worker did die halfway through its part
     assert result.status.value == "complete"
     assert (result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry) == SOMA
-    assert result.tally.found == enumerate_classes(prepared, DlxBackend(), workers=1).tally.found
+    assert result.tally.found == enumerate_classes(prepared, RunSettings(DlxBackend(), workers=1)).tally.found
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # every worker was reaped
 
@@ -168,7 +169,7 @@ def test_a_rerun_that_lists_other_solutions_stops_the_run_rather_than_miscount(t
     doomed, n = busiest_part(prepared, 2)
     parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
     with pytest.raises(CpsolveError) as err:
-        enumerate_classes(prepared, FicklePart(doomed, n // 2, tmp_path / "died"), workers=2)
+        enumerate_classes(prepared, RunSettings(FicklePart(doomed, n // 2, tmp_path / "died"), workers=2))
     assert err.value.exit_code == 1
     assert (f"a worker failed on subproblem {parts.index(doomed) + 1}: the backend listed other solutions when "
             f"subproblem {parts.index(doomed) + 1} was run again") in str(err.value)
@@ -182,7 +183,7 @@ def test_a_part_that_kills_its_worker_twice_stops_the_run_naming_it(tmp_path):
     parts = plan(prepared.broken, 2, DlxBackend.parts_per_worker)
     began = time.perf_counter()
     with pytest.raises(CpsolveError) as err:
-        enumerate_classes(prepared, DyingBackend(doomed, 1, tmp_path / "died", always=True), workers=2)
+        enumerate_classes(prepared, RunSettings(DyingBackend(doomed, 1, tmp_path / "died", always=True), workers=2))
     assert err.value.exit_code == 1
     assert f"subproblem {parts.index(doomed) + 1} of {len(parts)} failed: its worker died 2 times " \
            "(last killed by SIGKILL)" in str(err.value)

@@ -25,6 +25,7 @@ from cpsolve.puzzle.loader import parse_puzzle_text
 from cpsolve.puzzle.model import Piece, Puzzle, to_puzzle
 from cpsolve.search.backends import get_backend
 from cpsolve.search.enumeration import enumerate_classes, prepare
+from cpsolve.search.settings import RunSettings
 
 BACKENDS = ("python", "dlx", "cpsat", "sat")
 Cell = tuple[int, int, int]
@@ -139,7 +140,7 @@ def assert_counts(puzzle: Puzzle, backends=BACKENDS) -> tuple[int, int, int]:
     for breaking in (True, False):
         prepared = prepare(puzzle, breaking)
         for name in backends:
-            result = enumerate_classes(prepared, get_backend(name))
+            result = enumerate_classes(prepared, RunSettings(get_backend(name)))
             got = (result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry)
             assert got == expected, (name, breaking, puzzle)
     return expected

@@ -25,6 +25,7 @@ from cpsolve.puzzle.burrtools import assembly_pieces, burr_offsets, parse_xmpuzz
 from cpsolve.puzzle.grid import GRIDS, PRISM_MAPS, SPHERE_MAPS, SPHERE_STEPS
 from cpsolve.search.backends import get_backend
 from cpsolve.search.enumeration import enumerate_classes, prepare
+from cpsolve.search.settings import RunSettings
 
 SHARED = Path(os.environ.get("CPSOLVE_SHARED_EXAMPLES", REPO.parent / "shared" / "burrtools-examples"))
 MIRROR = Path(os.environ.get("CPSOLVE_BURRTOOLS_EXAMPLES", "/nonexistent"))
@@ -55,7 +56,7 @@ def example(name: str) -> Path | None:
 
 
 def counts(puzzle, backend: str = "dlx") -> tuple[int, int, int]:
-    tally = enumerate_classes(prepare(puzzle), get_backend(backend), workers=1).tally
+    tally = enumerate_classes(prepare(puzzle), RunSettings(get_backend(backend), workers=1)).tally
     return tally.total, tally.unique_rotation, tally.unique_symmetry
 
 
@@ -306,7 +307,7 @@ def test_export_with_solutions_reads_back(name, tmp_path):
     puzzle = puzzle_of(bf, 0)
     prepared = prepare(puzzle)
     classes = []
-    enumerate_classes(prepared, get_backend("dlx"), workers=1, on_class=classes.append)
+    enumerate_classes(prepared, RunSettings(get_backend("dlx"), workers=1), on_class=classes.append)
     sols = [labelled(prepared.problem, c.placements) for c in classes]
     assert len(sols) == bf.problems[0].assemblies
     out = tmp_path / "out.xmpuzzle"
@@ -437,7 +438,7 @@ def test_canonical_forms_compiled_and_python_agree_on_the_grids(model):
         def __call__(self, cls):
             rows_found.append(cls)
 
-    enumerate_classes(prepared, get_backend("dlx"), workers=1, on_class=Keep())
+    enumerate_classes(prepared, RunSettings(get_backend("dlx"), workers=1), on_class=Keep())
     problem = prepared.problem
     index = {(row.piece, row.cells): r for r, row in enumerate(problem.rows)}
     canon = prepared.canonicalizer

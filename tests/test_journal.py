@@ -21,10 +21,11 @@ import pytest
 from cpsolve.errors import CpsolveError
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends import for_problem
-from cpsolve.search.enumeration import COMMIT_CLASSES, JournalPlan, enumerate_classes, prepare
+from cpsolve.search.enumeration import COMMIT_CLASSES, enumerate_classes, prepare
 from cpsolve.search.journal import Journal, fingerprint, summary
 from cpsolve.search.parts import plan, split, tiles
 from cpsolve.search.result import EnumerationResult
+from cpsolve.search.settings import JournalPlan, RunSettings
 
 CONWAY = (27456, 1144, 572)
 Y_BOX = (60672, 2528, 1264)
@@ -112,11 +113,11 @@ def test_resume_serial_run_in_process(tmp_path: Path) -> None:
     engine = for_problem("dlx", prepared.problem)
     book = tmp_path / "c.journal"
     seen: list[int] = []
-    first = enumerate_classes(prepared, engine, workers=2, limit=450, journal=JournalPlan(book),
+    first = enumerate_classes(prepared, RunSettings(engine, workers=2, limit=450, journal=JournalPlan(book)),
                               on_class=lambda c: seen.append(c.index))
     assert first.status.value == "stopped" and 0 < first.subproblems_done < first.subproblems
     replayed: list[int] = []
-    rest = enumerate_classes(prepared, engine, workers=1, journal=JournalPlan(book, resume=True),
+    rest = enumerate_classes(prepared, RunSettings(engine, workers=1, journal=JournalPlan(book, resume=True)),
                              on_class=lambda c: replayed.append(c.index))
     assert (rest.tally.total, rest.tally.unique_rotation, rest.tally.unique_symmetry) == CONWAY
     again = sorted(set(seen) & set(replayed))
@@ -176,7 +177,8 @@ def test_commit_is_one_transaction(tmp_path: Path) -> None:
     """A part's counts and the classes found before it are written together or not at all."""
     prepared = prepare(load("soma"))
     book = tmp_path / "s.journal"
-    result = enumerate_classes(prepared, for_problem("dlx", prepared.problem), workers=2, journal=JournalPlan(book))
+    result = enumerate_classes(prepared,
+                               RunSettings(for_problem("dlx", prepared.problem), workers=2, journal=JournalPlan(book)))
     db = sqlite3.connect(book)
     classes, weighted, orbits = db.execute("SELECT sum(classes), sum(weighted), sum(orbits) FROM parts WHERE done"
                                            ).fetchone()
@@ -204,7 +206,7 @@ def test_parts_that_overrun_are_split_again_and_resume_exactly(tmp_path: Path,
     prepared = prepare(load("conway-5x5x5"))
     engine = for_problem("dlx", prepared.problem)
     planned = len(enumeration.plan(prepared.broken, 2, engine.parts_per_worker))
-    whole = enumerate_classes(prepared, engine, workers=2)
+    whole = enumerate_classes(prepared, RunSettings(engine, workers=2))
     assert (whole.tally.total, whole.tally.unique_rotation, whole.tally.unique_symmetry) == CONWAY
     assert whole.subproblems == whole.subproblems_done > 2 * planned
     book = tmp_path / "split.journal"
@@ -216,13 +218,14 @@ def test_parts_that_overrun_are_split_again_and_resume_exactly(tmp_path: Path,
         if result.subproblems > planned:
             raise KeyboardInterrupt
 
-    first = enumerate_classes(prepared, engine, workers=2, journal=JournalPlan(book), progress=stop_once_given_back)
+    first = enumerate_classes(prepared,
+                              RunSettings(engine, workers=2, journal=JournalPlan(book), progress=stop_once_given_back))
     assert first.status.value == "interrupted"
     db = sqlite3.connect(book)
     parts, done = db.execute("SELECT count(*), sum(done) FROM parts").fetchone()
     db.close()
     assert parts > planned and 0 < done < parts  # parts were given back and journalled, some not yet run
-    rest = enumerate_classes(prepared, engine, workers=1, journal=JournalPlan(book, resume=True))
+    rest = enumerate_classes(prepared, RunSettings(engine, workers=1, journal=JournalPlan(book, resume=True)))
     assert (rest.tally.total, rest.tally.unique_rotation, rest.tally.unique_symmetry) == CONWAY
     end = summary(book)
     assert end.complete and end.parts_done == end.parts == rest.subproblems >= parts
@@ -316,8 +319,9 @@ def test_journal_shows_its_strings_escaped_and_the_command_quoted(tmp_path: Path
     prepared = dataclasses.replace(prepare(load("soma")), name="evil\x1b[2J\rname")
     book = tmp_path / "j.journal"
     argv = ("cpsolve", "enumerate", "my puzzle.yaml", "--out", "x; rm -rf ~", "--journal", str(book))
-    stopped = enumerate_classes(prepared, for_problem("dlx", prepared.problem), workers=2, limit=100,
-                                journal=JournalPlan(book, argv=argv))
+    stopped = enumerate_classes(prepared,
+                                RunSettings(for_problem("dlx", prepared.problem), workers=2, limit=100,
+                                            journal=JournalPlan(book, argv=argv)))
     assert stopped.status.value == "stopped"
     shown = cpsolve("journal", str(book), cwd=tmp_path).stdout
     assert "\x1b" not in shown and "\r" not in shown
@@ -388,7 +392,7 @@ def test_classes_written_before_a_resume_that_splits_their_part_are_not_written_
     engine = for_problem("dlx", prepared.problem)
     book = tmp_path / "c.journal"
     first_ids: list[str] = []
-    first = enumerate_classes(prepared, engine, workers=1, limit=200, journal=JournalPlan(book),
+    first = enumerate_classes(prepared, RunSettings(engine, workers=1, limit=200, journal=JournalPlan(book)),
                               on_class=lambda c: first_ids.append(c.id))
     assert first.status.value == "stopped" and first.subproblems_done < first.subproblems
     db = sqlite3.connect(book)
@@ -400,7 +404,7 @@ def test_classes_written_before_a_resume_that_splits_their_part_are_not_written_
     monkeypatch.setattr(enumeration, "OVERRUN", 0.5)
     monkeypatch.setattr(enumeration, "SHARE", 0.0)
     rest_ids: list[str] = []
-    rest = enumerate_classes(prepared, engine, workers=2, journal=JournalPlan(book, resume=True),
+    rest = enumerate_classes(prepared, RunSettings(engine, workers=2, journal=JournalPlan(book, resume=True)),
                              on_class=lambda c: rest_ids.append(c.id))
     assert (rest.tally.total, rest.tally.unique_rotation, rest.tally.unique_symmetry) == CONWAY
     assert rest.subproblems > first.subproblems  # parts were given back

@@ -17,6 +17,7 @@ from ..puzzle.model import Puzzle
 from ..search.backends import BackendUnavailable, Status, for_problem
 from ..search.enumeration import Prepared, enumerate_classes, prepare
 from ..search.isolate import ChildDied, Overrun, run_isolated
+from ..search.settings import RunSettings
 
 GRACE = 2.0
 """Seconds beyond its run's timeout after which a measured child is stopped from outside: a backend
@@ -50,7 +51,7 @@ class CompareRow:
 def _run(prepared: Prepared, spec: str, timeout: float | None, workers: int) -> dict[str, object]:
     """In the measured child: every solution, and when the first came."""
     backend = for_problem(spec, prepared.problem)
-    result = enumerate_classes(prepared, backend, timeout=timeout, workers=workers)
+    result = enumerate_classes(prepared, RunSettings(backend, timeout=timeout, workers=workers))
     return {
         "backend": backend.label,
         "first": result.first_solution_seconds,

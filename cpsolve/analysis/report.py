@@ -14,6 +14,7 @@ from ..problem.canonical import counts_text
 from ..puzzle.catalog import load
 from ..search.backends import SearchStats, Status, for_problem
 from ..search.enumeration import enumerate_classes, first_solution, prepare
+from ..search.settings import RunSettings
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def run_model(model: str, backend_spec: str, timeout: float | None = None, worke
             round(time.perf_counter() - start, 3), stats.status.value, ref.source,
             f"cpsolve solve {model} --backend {backend.label}",
         )
-    result = enumerate_classes(prepared, backend, timeout=timeout, workers=workers)
+    result = enumerate_classes(prepared, RunSettings(backend, timeout=timeout, workers=workers))
     got = (result.tally.total, result.tally.unique_rotation, result.tally.unique_symmetry)
     complete = result.status == Status.COMPLETE
     return ReportRow(

@@ -17,13 +17,13 @@ from ..errors import CpsolveError
 from ..limits import check_timeout
 from ..output.text import markup
 from ..puzzle.model import Puzzle
+from ..search.settings import RunSettings
 from .results import Counts, Result, Solution, _relabel, _result, _solution
 from .solving import _prepare
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-    from ..search.backends import Backend
     from ..search.enumeration import Prepared
 
 
@@ -53,12 +53,10 @@ class Enumeration(Iterator[Solution]):
     GRACE = 5.0
     """Seconds the search process has to stop on SIGINT before it is killed."""
 
-    def __init__(self, puzzle: Puzzle, prepared: Prepared, engine: Backend, limit: int, timeout: float | None,
-                 workers: int):
-        check_timeout(timeout)
+    def __init__(self, puzzle: Puzzle, prepared: Prepared, settings: RunSettings):
+        check_timeout(settings.timeout)
         self.puzzle = puzzle
-        self._prepared, self._engine = prepared, engine
-        self._limit, self._timeout, self._workers = limit, timeout, workers
+        self._prepared, self._settings = prepared, settings
         self._pid: int | None = None
         self._conn: Connection | None = None
         self._received: list[tuple[int, bool]] = []
@@ -148,8 +146,7 @@ class Enumeration(Iterator[Solution]):
         signal.signal(signal.SIGINT, signal.default_int_handler)
         die_with_parent(parent)
         try:
-            raw = enumerate_classes(self._prepared, self._engine, limit=self._limit, timeout=self._timeout,
-                                    workers=self._workers, on_class=lambda cls: conn.send(("class", cls)))
+            raw = enumerate_classes(self._prepared, self._settings, on_class=lambda cls: conn.send(("class", cls)))
             conn.send(("done", _result(raw)))
         except (BrokenPipeError, EOFError):
             return
@@ -211,8 +208,9 @@ class Enumeration(Iterator[Solution]):
         from ..search.backends import Status
         from ..search.result import EnumerationResult
 
-        raw = EnumerationResult(self._prepared.name, self._engine.label, self._prepared.broken.key.describe(),
-                                status=Status(status), backend_reason=self._engine.reason)
+        engine = self._settings.backend
+        raw = EnumerationResult(self._prepared.name, engine.label, self._prepared.broken.key.describe(),
+                                status=Status(status), backend_reason=engine.reason)
         return _result(raw)
 
     def _repr_html_(self) -> str:
@@ -244,4 +242,4 @@ def enumerate(
     (11520, Counts(total=11520, unique_rotation=480, unique_symmetry=240))
     """
     prepared, engine = _prepare(puzzle, backend, symmetry_breaking, workers)
-    return Enumeration(puzzle, prepared, engine, limit, timeout, workers)
+    return Enumeration(puzzle, prepared, RunSettings(engine, workers=workers, limit=limit, timeout=timeout))

@@ -19,9 +19,9 @@ from .results import Counts, Result, Solution, _result
 from .solving import _prepare
 
 if TYPE_CHECKING:
-    from ..search.enumeration import JournalPlan
     from ..search.pool import Pipeline
     from ..search.result import Progress, SolutionClass
+    from ..search.settings import JournalPlan
 
 
 def run(
@@ -82,6 +82,7 @@ def run(
     )
     from ..search.enumeration import enumerate_classes
     from ..search.journal import remove
+    from ..search.settings import RunSettings
 
     began = time.perf_counter()
     apart = _Disassembling(puzzle, min_level) if disassemble or min_level is not None else None
@@ -175,9 +176,9 @@ def run(
                     emit_ready(pipeline.finish())
                 return 0 if sink is None else sink.size
 
-            raw = enumerate_classes(prepared, engine, limit=limit, timeout=left, workers=workers,
-                                    on_class=on_class, progress=shown, journal=book, cluster=cluster,
-                                    on_ready=ready, written=written)
+            settings = RunSettings(engine, workers=workers, limit=limit, timeout=left, cluster=cluster, journal=book,
+                                   progress=shown)
+            raw = enumerate_classes(prepared, settings, on_class=on_class, on_ready=ready, written=written)
             if pipeline is not None:
                 send_held()
                 emit_ready(pipeline.finish())
@@ -213,8 +214,8 @@ def _journal_plan(journal: PathLike | bool, resume: bool, solutions: Path | None
                   command: Sequence[str]) -> JournalPlan | None:
     """Where the run is journalled: the path given, else beside the solutions file (unless that is a device
     or a pipe); none with journal=False, or without a solutions file and no path."""
-    from ..search.enumeration import JournalPlan
     from ..search.journal import default_journal
+    from ..search.settings import JournalPlan
 
     if journal is False:
         if resume:

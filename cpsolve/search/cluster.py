@@ -57,8 +57,9 @@ from ..errors import CpsolveError
 from ..limits import MAX_WORKERS, usable_cores
 from ..problem.canonical import Judge, Stretch, Stretches
 from .backends import Backend, BackendUnavailable, SearchStats, Status, backend_class, get_backend
-from .parallel import Budget, given_back_sizes
-from .result import Collect, EnumerationResult, Finished
+from .parallel import given_back_sizes
+from .result import Collect, Finished
+from .settings import Work
 
 POLL = 0.05
 """Longest sleep between looks at finished parts and at the clock."""
@@ -79,37 +80,26 @@ PartResult = tuple[list[Stretch], SearchStats, list[float]]
 """A part's solutions (judged, as stretches), its stats, and the sizes of the prefixes it gave back."""
 
 
-def run_cluster(
-    judge: Judge,
-    backend: Backend,
-    parts: Sequence[tuple[int, ...]],
-    order: Sequence[int],
-    address: str,
-    deadline: float | None,
-    collect: Collect,
-    finished: Finished,
-    result: EnumerationResult,
-    budget_of: Budget = lambda part, waiting: 0,
-) -> None:
-    """Run the parts `order` names (in that order of priority) on the Dask cluster at `address`.
+def run_cluster(work: Work, address: str) -> None:
+    """Run the parts `work.order` names (in that order of priority) on the Dask cluster at `address`.
 
-    A part is searched for at most `budget_of(part, ())` nodes (0: no limit; every part is submitted
+    A part is searched for at most `work.budget_of(part, ())` nodes (0: no limit; every part is submitted
     at once, so no part is known to be waiting behind another); the parts `finished` makes of what it
     gave back are submitted at once, ahead of every part not yet started.
 
     `address` is `tcp://HOST:PORT` (any Dask address with a scheme) of a running scheduler, or
     `local:N` for N single-threaded worker processes on this machine, started here and closed again
-    on return. Returns with `result.status` COMPLETE, STOPPED (`collect` returned True), TIMEOUT (the
-    deadline, a `time.time()` value, passed) or a part's own non-complete status; KeyboardInterrupt
+    on return. Returns with `work.result.status` COMPLETE, STOPPED (`work.collect` returned True), TIMEOUT
+    (`work.deadline` passed) or a part's own non-complete status; KeyboardInterrupt
     propagates. Every future is cancelled, and whatever was started is closed, on return or raise.
     """
     local = parse_address(address)
     distributed = _import_distributed()
     with distributed.utils.silence_logging_cmgr(QUIET), _client(distributed, address, local) as client:
-        if not _has_workers(client, address, deadline):
-            result.status = Status.TIMEOUT
+        if not _has_workers(client, address, work.deadline):
+            work.result.status = Status.TIMEOUT
             return
-        _run(client, distributed, judge, backend, parts, order, deadline, collect, finished, result, budget_of)
+        _run(client, distributed, work)
 
 
 def parse_address(address: str) -> int | None:
@@ -363,9 +353,9 @@ def _expired(deadline: float | None) -> bool:
     return deadline is not None and time.time() >= deadline
 
 
-def _run(client: Any, distributed: Any, judge: Judge, backend: Backend,
-         parts: Sequence[tuple[int, ...]], order: Sequence[int], deadline: float | None,
-         collect: Collect, finished: Finished, result: EnumerationResult, budget_of: Budget) -> None:
+def _run(client: Any, distributed: Any, work: Work) -> None:
+    judge, backend, parts, order, deadline = work.judge, work.backend, work.parts, work.order, work.deadline
+    collect, finished, result, budget_of = work.collect, work.finished, work.result, work.budget_of
     run = uuid.uuid4().hex
     spec = _portable(backend)
     futures: dict[Any, int] = {}

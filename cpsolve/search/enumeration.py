@@ -15,7 +15,6 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -37,9 +36,10 @@ from ..puzzle.model import Puzzle
 from .backends import Backend, SearchStats, Status
 from .estimate import part_sizes, smallest_tree_key
 from .journal import Held, Journal, PartCounts, Restored
-from .parallel import Budget, run_parallel
+from .parallel import run_parallel
 from .parts import plan
-from .result import EnumerationResult, Finished, Progress, SolutionClass, merge_stats
+from .result import EnumerationResult, Progress, SolutionClass, merge_stats
+from .settings import JournalPlan, RunSettings, Work
 
 
 @dataclass(frozen=True)
@@ -301,27 +301,22 @@ def _part_counts(counts: Sequence[int]) -> PartCounts:
 
 def enumerate_classes(
     prepared: Prepared,
-    backend: Backend,
+    settings: RunSettings,
     *,
-    limit: int = 0,
-    timeout: float | None = None,
-    workers: int = 1,
     on_class: Callable[[SolutionClass], None] | None = None,
-    progress: Progress | None = None,
-    journal: JournalPlan | None = None,
-    cluster: str | None = None,
     on_ready: Callable[[int | None], None] | None = None,
     written: Callable[[], int] | None = None,
 ) -> EnumerationResult:
-    """Enumerate every solution, streaming each new class; Ctrl-C ends it with status INTERRUPTED.
+    """Enumerate every solution as `settings` say, streaming each new class; Ctrl-C ends it with status
+    INTERRUPTED.
 
-    `limit` stops after that many classes (up to rotation and reflection). `timeout` (seconds, finite
-    and > 0) is a deadline: the run ends with status TIMEOUT within a fraction of a second of it.
-    With `workers` > 1, or with a timeout, the subproblems run in worker processes and their
-    solutions are merged here, in this process, so counting and output are the same code either way;
-    `cluster` ("tcp://HOST:PORT" or "local:N") sends them to a Dask cluster instead.
+    `settings.limit` stops after that many classes (up to rotation and reflection). `settings.timeout`
+    (seconds, finite and > 0) is a deadline: the run ends with status TIMEOUT within a fraction of a
+    second of it. With `settings.workers` > 1, or with a timeout, the subproblems run in worker
+    processes and their solutions are merged here, in this process, so counting and output are the same
+    code either way; `settings.cluster` ("tcp://HOST:PORT" or "local:N") sends them to a Dask cluster.
 
-    `journal` records each finished subproblem in an SQLite file; with `journal.resume` the run
+    `settings.journal` records each finished subproblem in an SQLite file; with `journal.resume` the run
     starts from what the file holds: its finished subproblems are skipped, the classes of its last
     commit are handed to `on_class` first (a solutions file that lacks them gets them; see journal.py).
     With a journal, each new class reaches `on_class` once the journal holds it (see `_Collector`),
@@ -334,6 +329,8 @@ def enumerate_classes(
     refused for its journal leaves the file as it was. If it raises, the run ends there (a journal
     made for it is removed again).
     """
+    backend, workers, limit, timeout = settings.backend, settings.workers, settings.limit, settings.timeout
+    journal, progress = settings.journal, settings.progress
     check_timeout(timeout)
     start = time.perf_counter()
     deadline = None if timeout is None else time.time() + timeout
@@ -342,7 +339,7 @@ def enumerate_classes(
     result.tally.numberings = 1 + len(prepared.problem.label_symmetries)
     collect = _Collector(prepared, result, limit, on_class, progress, start)
     # Sizes order a pool's work and clock the progress bar; a quiet run on one worker needs neither.
-    sized = workers > 1 or cluster is not None or progress is not None or journal is not None
+    sized = settings.shared or progress is not None or journal is not None
     book, planned, planned_sizes, done, restored = _open_journal(journal, prepared, workers, backend.parts_per_worker,
                                                                  sized, on_ready)
     collect.book, collect.written = book, written
@@ -350,7 +347,7 @@ def enumerate_classes(
     prepared.canonicalizer.prepare_judging(prepared.broken)  # once, here: forked workers share the tables
     parts, sizes = list(planned), list(planned_sizes)  # both grow when a part gives work back
     order = [i for i in range(len(parts)) if i not in done]
-    if workers > 1 or cluster is not None:  # the biggest first, so that no worker is left with one at the end
+    if settings.shared:  # the biggest first, so that no worker is left with one at the end
         order.sort(key=lambda i: -sizes[i])
     result.subproblems = len(parts)
     result.work = sum(sizes) if sized or book is not None else 0.0
@@ -359,7 +356,7 @@ def enumerate_classes(
         return collect.finished(part, stats, rest_sizes, parts, sizes, book)
 
     def budget_of(part: int, waiting: Sequence[int]) -> int:
-        if not (sized and backend.gives_back and (workers > 1 or cluster is not None)):
+        if not (sized and backend.gives_back and settings.shared):
             return 0
         others = math.fsum(sizes[i] for i in waiting) / (workers - 1) if workers > 1 and waiting else 0.0
         return overrun_budget(sizes[part], others)
@@ -371,7 +368,7 @@ def enumerate_classes(
                     _restore(collect, book, restored)
                 if progress is not None:
                     progress(result)
-                _run(judge, backend, parts, order, workers, deadline, collect, finished, result, cluster, budget_of)
+                _run(Work(judge, backend, parts, order, deadline, collect, finished, result, budget_of), settings)
             except KeyboardInterrupt:
                 result.status = Status.INTERRUPTED
             except BaseException:
@@ -421,33 +418,19 @@ def overrun_budget(size: float, others: float = 0.0) -> int:
     return int(budget) if budget < NO_BUDGET else 0
 
 
-def _run(judge: Judge, backend: Backend, parts: Sequence[tuple[int, ...]], order: Sequence[int], workers: int,
-         deadline: float | None, collect: _Collector, finished: Finished, result: EnumerationResult,
-         cluster: str | None, budget_of: Budget) -> None:
+def _run(work: Work, settings: RunSettings) -> None:
     """The subproblems on the runner that fits: a Dask cluster, the forked pool, or this process. Wherever
-    they run, `judge` turns their solutions into stretches there: only counts and new classes travel."""
-    if cluster is not None:
+    they run, `work.judge` turns their solutions into stretches there: only counts and new classes travel."""
+    if settings.cluster is not None:
         from .cluster import run_cluster
 
-        run_cluster(judge, backend, parts, order, cluster, deadline, collect, finished, result, budget_of)
+        run_cluster(work, settings.cluster)
     # With a deadline even one worker runs in a child process, which the parent kills on time: a
     # backend cannot always be stopped promptly (a SAT solver loading its clauses holds the GIL).
-    elif (workers > 1 and len(order) > 1) or deadline is not None:
-        run_parallel(judge, backend, parts, order, workers, deadline, collect, finished, result, budget_of)
+    elif (settings.workers > 1 and len(work.order) > 1) or work.deadline is not None:
+        run_parallel(work, settings.workers)
     else:
-        _run_serial(judge, backend, parts, order, collect, finished, result)
-
-
-@dataclass(frozen=True)
-class JournalPlan:
-    """Where to journal a run, and whether to continue the run that file holds."""
-
-    path: Path
-    resume: bool = False
-    argv: tuple[str, ...] = ()
-    """The command, as its words: `cpsolve journal` shows it, quoted, as the way to continue the run."""
-    others: tuple[tuple[Path, str], ...] = ()
-    """Files the journal must not be, each with what it is: the solutions file, the puzzle file."""
+        _run_serial(work)
 
 
 Planned = tuple["Journal | None", tuple[tuple[int, ...], ...], list[float], frozenset[int], "Restored | None"]
@@ -506,18 +489,18 @@ def _restore(collect: _Collector, book: Journal, restored: Restored) -> None:
     result.resumed_found = restored.found
 
 
-def _run_serial(judge: Judge, backend: Backend, parts: Sequence[tuple[int, ...]], order: Sequence[int],
-                collect: _Collector, finished: Finished, result: EnumerationResult) -> None:
-    for part in order:
+def _run_serial(work: Work) -> None:
+    judge, collect = work.judge, work.collect
+    for part in work.order:
         def keep(rows: tuple[int, ...], part: int = part) -> bool:
             weight, orbit, opened = judge(rows)
             return collect(part, Stretch(1, weight, orbit > 0, orbit, opened))
 
-        stats = backend.search(judge.problem, keep, forced=parts[part])
+        stats = work.backend.search(judge.problem, keep, forced=work.parts[part])
         if stats.status != Status.COMPLETE:
-            result.status = stats.status
+            work.result.status = stats.status
             return
-        finished(part, stats, ())  # no budget: nothing given back
+        work.finished(part, stats, ())  # no budget: nothing given back
 
 
 def first_solution(

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
@@ -49,7 +49,8 @@ from ..problem.placements import ExactCoverProblem
 from .backends import Backend, SearchStats, Status
 from .estimate import part_sizes
 from .pool import Worker, describe, fork, reap, tasks
-from .result import Collect, EnumerationResult, Finished
+from .result import Collect, Finished
+from .settings import Budget, Work
 
 POLL = 0.1
 """Longest wait on the workers' pipes before the parent looks at the clock and at its workers again."""
@@ -67,8 +68,6 @@ REST_PROBES = 8
 """Walks a worker spends sizing each prefix a part gave back (they only order the queue and feed the ETA)."""
 REST_SECONDS = 0.05
 """CPU seconds that sizing may take at most, however many prefixes came back."""
-Budget = Callable[[int, Sequence[int]], int]
-"""(part, the parts still waiting) -> the part's node budget (0: none)."""
 
 
 @dataclass
@@ -167,31 +166,20 @@ def _spawn(judge: Judge, backend: Backend, deadline: float | None, others: list[
     return fork(lambda conn: _serve(conn, judge, backend, deadline), others)
 
 
-def run_parallel(
-    judge: Judge,
-    backend: Backend,
-    parts: Sequence[tuple[int, ...]],
-    order: Sequence[int],
-    workers: int,
-    deadline: float | None,
-    collect: Collect,
-    finished: Finished,
-    result: EnumerationResult,
-    budget_of: Budget = lambda part, waiting: 0,
-) -> None:
-    """Run the parts listed in `order` on `workers` processes, in that order (the biggest first).
+def run_parallel(work: Work, workers: int) -> None:
+    """Run the parts `work.order` lists on `workers` processes, in that order (the biggest first).
 
-    Each part's solutions go to `collect(part, stretch)`, judged by the workers with `judge`, in arrival
-    order, once even when the part is run again on a fresh worker; `finished(part, stats, rest_sizes)`
-    once the part is complete. A part
-    is searched for at most `budget_of(part, waiting)` nodes (0: no limit; `waiting` are the parts not
-    yet handed out when it is); the parts `finished` makes of what it gave back (`parts` grows by
-    them) run next. Returns with
-    `result.status` COMPLETE, STOPPED (the collector said so) or TIMEOUT (the deadline, a
-    `time.time()` value, passed); KeyboardInterrupt propagates. Every worker is gone when it returns
-    or raises.
+    Each part's solutions go to `work.collect(part, stretch)`, judged by the workers with `work.judge`,
+    in arrival order, once even when the part is run again on a fresh worker; `work.finished(part, stats,
+    rest_sizes)` once the part is complete. A part is searched for at most `work.budget_of(part, waiting)`
+    nodes (0: no limit; `waiting` are the parts not yet handed out when it is); the parts `finished` makes
+    of what it gave back (`work.parts` grows by them) run next. Returns with `work.result.status`
+    COMPLETE, STOPPED (the collector said so) or TIMEOUT (the deadline passed); KeyboardInterrupt
+    propagates. Every worker is gone when it returns or raises.
     """
-    todo: deque[int] = deque(order)
+    judge, backend, parts, deadline = work.judge, work.backend, work.parts, work.deadline
+    collect, finished, result, budget_of = work.collect, work.finished, work.result, work.budget_of
+    todo: deque[int] = deque(work.order)
     flights: dict[int, _Flight] = {}
     pool: list[Worker] = []
 

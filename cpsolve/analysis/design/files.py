@@ -94,8 +94,9 @@ def total_of_text(text: str, where: str, backend: str = "auto") -> int:
     from ...puzzle.model import to_puzzle
     from ...search.backends import for_problem
     from ...search.enumeration import enumerate_classes, prepare
+    from ...search.settings import RunSettings
 
     puzzle = to_puzzle(parse_puzzle_text(text, where), origin=where)
     prepared = prepare(puzzle)
-    result = enumerate_classes(prepared, for_problem(backend, prepared.problem))
+    result = enumerate_classes(prepared, RunSettings(for_problem(backend, prepared.problem)))
     return int(result.tally.total)

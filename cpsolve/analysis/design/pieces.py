@@ -156,12 +156,13 @@ def judge(box: tuple[int, int, int], pieces: Sequence[tuple[str, int]], pool: di
     """Unique, several or none: the search stops at the second solution class."""
     from ...search.backends import Status, for_problem
     from ...search.enumeration import enumerate_classes, prepare
+    from ...search.settings import RunSettings
 
     start = time.perf_counter()
     if not all(fits(pool[n], box) for n, _ in pieces):
         return Verdict(box, tuple(pieces), "pruned", time.perf_counter() - start)
     prepared = prepare(puzzle_of(box, pieces, pool))
-    result = enumerate_classes(prepared, for_problem(backend, prepared.problem), limit=2, timeout=timeout)
+    result = enumerate_classes(prepared, RunSettings(for_problem(backend, prepared.problem), limit=2, timeout=timeout))
     c = result.counts()
     counts = (c["total"], c["unique_rotation"], c["unique_symmetry"])
     if result.status is Status.TIMEOUT:

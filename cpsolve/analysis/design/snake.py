@@ -480,11 +480,12 @@ def enumerate_chain(size: tuple[int, int, int], segments: Sequence[int], backend
     from ...puzzle.schema import PuzzleFile
     from ...search.backends import for_problem
     from ...search.enumeration import enumerate_classes, prepare
+    from ...search.settings import RunSettings
 
     spec = PuzzleFile.model_validate({"name": "chain", "source": "census cross-check", "kind": "chain",
                                       "container": {"box": list(size)}, "chain": {"segments": list(segments)}})
     prepared = prepare(to_puzzle(spec))
-    result = enumerate_classes(prepared, for_problem(backend, prepared.problem))
+    result = enumerate_classes(prepared, RunSettings(for_problem(backend, prepared.problem)))
     c = result.counts()
     return int(c["total"]), int(c["unique_rotation"]), int(c["unique_symmetry"])
 

@@ -168,6 +168,7 @@ def explain_puzzle(puzzle: Puzzle, *, backend: str = "sat", timeout: float | Non
     solutions share when it has some."""
     from ...search.backends import Status, for_problem
     from ...search.enumeration import enumerate_classes, first_solution, prepare
+    from ...search.settings import RunSettings
     from . import counting
 
     if puzzle.kind != "pieces":
@@ -220,7 +221,8 @@ def explain_puzzle(puzzle: Puzzle, *, backend: str = "sat", timeout: float | Non
         return report("no-assembly", core)
     tried.append("solutions")
     classes: list[SolutionClass] = []
-    result = enumerate_classes(prepared, engine, limit=max_classes, timeout=_left(deadline), on_class=classes.append)
+    result = enumerate_classes(prepared, RunSettings(engine, limit=max_classes, timeout=_left(deadline)),
+                               on_class=classes.append)
     if result.status is Status.INTERRUPTED:
         raise KeyboardInterrupt
     if not classes:
