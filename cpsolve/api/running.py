@@ -72,10 +72,10 @@ def run(
     >>> names, r.status
     ([0, 1, 2], 'stopped')
     """
+    from ..output.files import check_destination
     from ..output.solutions import (
         LineWriter,
         SolutionsFile,
-        check_destination,
         default_solutions_path,
         labelled,
         sort_by_id,
@@ -94,17 +94,25 @@ def run(
     path = None if out is None or out is False else default_solutions_path(puzzle.name) if out is True else Path(out)
     origin = Path(puzzle.origin) if puzzle.origin and Path(puzzle.origin).is_file() else None
     if path is not None:
-        check_destination(path, origin)
+        check_destination(path, [] if origin is None else [(origin, "the puzzle file")])
     book = _journal_plan(journal, resume, path, origin, command)
     sink: SolutionsFile | None = None
     problem = prepared.problem
     lines = LineWriter(prepared.name, problem)
+    resuming: list[bool] = []
 
     def ready(resumed: bool) -> None:
-        """The journal is sound and open: only now is the solutions file emptied (or, resumed, kept)."""
+        """The journal is sound and open: the solutions file may now be replaced (or, resumed, kept)."""
+        resuming.append(resumed)
+
+    def opened() -> SolutionsFile | None:
+        """The solutions file, opened when the first class is written (or a complete run found none), not
+        before: a run that fails or stops before it has anything to write (a cluster out of reach, a
+        worker lost at once, a deadline) leaves the file as it was."""
         nonlocal sink
-        if path is not None:
-            sink = SolutionsFile(path, keep=resumed)
+        if sink is None and path is not None and resuming:
+            sink = SolutionsFile(path, keep=resuming[0])
+        return sink
 
     ids: list[str] = []
 
@@ -113,8 +121,8 @@ def run(
         extra = None if apart is None or taken is None else apart.record(cls, taken)
         if sort:
             ids.append(cls.id)
-        if sink is not None and (apart is None or extra is not None):
-            sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra, cls.id))
+        if path is not None and (apart is None or extra is not None) and (out_file := opened()) is not None:
+            out_file.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra, cls.id))
         if on_solution is not None and pieces is not None:
             on_solution(Solution(prepared.name, _frozen(pieces), cls.index, cls.assemblies, cls.mirror_distinct,
                                  puzzle, level=None if taken is None else taken[1], id=cls.id))
@@ -181,15 +189,17 @@ def run(
     finally:
         if shown is not None and progress is True:
             shown.close()  # type: ignore[attr-defined]
+    complete = raw.status.value == "complete"
+    if complete:
+        opened()  # a complete run that found nothing: the file says so, empty
     if sink is not None:
         sink.close()
-    complete = raw.status.value == "complete"
     if sort and complete and path is not None and path.is_file():
         sort_by_id(path, ids)
     kept = book is not None and not (complete and journal is True)
     if book is not None and not kept:
         remove(book.path)  # the default journal has served its purpose
-    return _result(raw, prepare_seconds=prepare_seconds, solutions_file=None if path is None else str(path),
+    return _result(raw, prepare_seconds=prepare_seconds, solutions_file=None if sink is None else str(path),
                    journal=str(book.path) if book is not None and kept else None,
                    disassembly=None if apart is None else apart.tally.as_json())
 

@@ -34,7 +34,7 @@ from .coerce import install  # noqa: E402
 install()  # option values without pydantic (cli/coerce.py)
 
 if TYPE_CHECKING:
-    from ..api import Puzzle, Solution
+    from ..api import Puzzle, Solution, Source
 
 app = typer.Typer(
     help="Solve, count, take apart, draw and design polycube packing, burr and snake-cube puzzles; compare solver "
@@ -384,6 +384,21 @@ def puzzle_of(text: str, problem: int | None, command: str) -> Puzzle:
     return api.source(text, problem).require_puzzle(command)
 
 
+def inputs_of(src: Source, *more: tuple[str | Path, str]) -> list[tuple[str | Path, str]]:
+    """The files a command reads through its MODEL or FILE argument (and `more`), which none of its outputs may
+    replace (`api.check_output`): the file itself, and the puzzle file behind it (a built-in model's, the one
+    a solutions file names)."""
+    reads = f"the {src.what.removeprefix('a ')} this command reads"
+    out: list[tuple[str | Path, str]] = [] if src.path is None else [(src.given, reads)]
+    try:
+        puzzle = src.puzzle
+    except CpsolveError:  # said when the command needs it; here only what it reads matters
+        puzzle = None
+    if puzzle is not None and puzzle.origin:
+        out.append((puzzle.origin, "the puzzle file this command reads"))
+    return out + list(more)
+
+
 def counted(n: int, noun: str, nouns: str | None = None) -> str:
     """"1 assembly", "2 assemblies": a count with its noun, singular for one."""
     return f"{n} {noun if n == 1 else nouns or noun + 's'}"
@@ -394,12 +409,16 @@ def default_workers() -> int:
     return limits.usable_cores()
 
 
-def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:
-    """Open an output file before the run, so that a bad destination fails before any work is done."""
+def _open_to_append(path: Path | None, inputs: Sequence[tuple[str | Path, str]] = ()) -> IO[str] | None:
+    """Open an output file that rows are added to (`compare --out`) before the run, checked as every output is
+    (`api.check_output`), so that a bad destination fails before any work is done; nothing in it is lost."""
     if path is None:
         return None
+    from .. import api
+
+    api.check_output(path, inputs)
     try:
-        return path.open(mode, encoding="utf-8")
+        return path.open("a", encoding="utf-8")
     except OSError as exc:
         raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
 

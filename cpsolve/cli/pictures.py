@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import IdOpt, ProblemOpt, _which, app, counted
+from .common import IdOpt, ProblemOpt, _which, app, counted, inputs_of
 
 if TYPE_CHECKING:
     from ..api import Solution
@@ -59,6 +59,8 @@ def draw_cmd(
     if sheet and id is not None:
         raise CpsolveError("a contact sheet starts at an --index, not at an --id", field="--sheet")
     src = api.source(source, problem)
+    inputs = inputs_of(src)
+    api.check_output(output, inputs, "--output")
     what: api.Solution | api.Puzzle | list[api.Solution]
     heading: bool | str
     if pieces:
@@ -75,10 +77,7 @@ def draw_cmd(
         heading = _heading(what, index, id)
     data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False,  # type: ignore[arg-type]
                     size=size)
-    try:
-        output.write_bytes(data)
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the picture: {exc.strerror}", where=str(output)) from None
+    api.write_output(output, data, inputs, "--output")
     typer.echo(f"wrote {output} ({_picture_size(data)})", err=True)
 
 
@@ -106,16 +105,15 @@ def view_cmd(
     from .. import api
 
     src = api.source(source, problem)
+    inputs = inputs_of(src)
+    api.check_output(output, inputs, "--output")
     held = src.kind == "solutions" or (src.kind == "xmpuzzle" and bool(src.stored(1)))
     if id is not None:
         chosen = [src.solution(id=id)]
     else:
         chosen = src.solutions(limit or 0) if held or limit else [src.solution()]
     html = api.page(chosen, title=chosen[0].name)
-    try:
-        output.write_text(html, encoding="utf-8")
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the page: {exc.strerror}", where=str(output)) from None
+    api.write_output(output, html, inputs, "--output")
     n = len(chosen)
     typer.echo(f"wrote {output}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB", err=True)
 

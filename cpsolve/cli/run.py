@@ -26,12 +26,13 @@ from .common import (
     _alarm_at_deadline,
     _alarm_off,
     _check_timeout,
-    _open_output,
+    _open_to_append,
     _remaining,
     _table,
     _which,
     app,
     default_workers,
+    inputs_of,
     puzzle_of,
 )
 
@@ -264,8 +265,9 @@ def compare(
     """
     from .. import api
 
-    puzzle = puzzle_of(model, problem, "compare")
-    sink = _open_output(out, "a")
+    src = api.source(model, problem)
+    puzzle = src.require_puzzle("compare")
+    sink = _open_to_append(out, inputs_of(src))
     write_error: str | None = None
 
     def show(row: Any) -> None:
@@ -342,6 +344,8 @@ def report(
     n_workers = workers or default_workers()
     if out_dir is not None:
         _check_out_dir(out_dir)
+        for name in ("counts.md", "counts.json"):
+            api.check_output(out_dir / name, option="--out-dir")
     shown_dir = out_dir or Path("results")
     command = " ".join(["cpsolve report", *(models or []), f"--backend {backend}", f"--workers {n_workers}",
                         *([f"--timeout {timeout:g}"] if timeout else []), f"--out-dir {shown_dir}"])
@@ -364,10 +368,13 @@ def report(
         target = out_dir or Path("results")
         try:
             target.mkdir(parents=True, exist_ok=True)
-            (target / "counts.md").write_text(markdown, encoding="utf-8")
-            (target / "counts.json").write_text(as_json, encoding="utf-8")
-        except OSError as exc:
+            api.write_output(target / "counts.md", markdown, option="--out-dir")
+            api.write_output(target / "counts.json", as_json, option="--out-dir")
+        except (OSError, CpsolveError) as exc:
             typer.echo(markdown)  # the finished results are not lost
+            if isinstance(exc, CpsolveError):
+                raise CpsolveError(f"{exc.message} (printed above instead)", where=exc.where or str(target),
+                                   exit_code=1) from None
             raise CpsolveError(f"cannot write the table: {exc.strerror or exc} (printed above instead)",
                                where=str(target), exit_code=1) from None
         typer.echo(f"wrote {target / 'counts.md'} and {target / 'counts.json'}")

@@ -11,8 +11,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
-import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from ..problem.placements import ExactCoverProblem
 from ..puzzle.assembly import check_cells
 from ..puzzle.geometry import Cell
 from ..puzzle.names import safe_stem
-from ..search.journal import MAGIC, same_file
+from .files import replacing
 
 
 def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequence[int]]]) -> dict[str, list[Cell]]:
@@ -46,34 +44,6 @@ def default_solutions_path(puzzle_name: str) -> Path:
     return Path(f"{safe_stem(puzzle_name)}.solutions.jsonl")
 
 
-def check_destination(path: Path, puzzle: Path | None = None) -> None:
-    """Refuse, before anything is written, a solutions file that would destroy what it replaces or cannot be
-    written at all: the puzzle file, an SQLite database (a journal: days of work), a folder, a missing
-    folder. Any other existing file is the user's choice to replace (once the run goes ahead)."""
-    where = str(path)
-    if puzzle is not None and same_file(path, puzzle):
-        raise CpsolveError("is the puzzle file: choose another --out", where=where)
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        if not os.path.isdir(path.parent or "."):
-            raise CpsolveError("cannot write the file: No such file or directory", where=where) from None
-        return
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=where) from None
-    if stat.S_ISDIR(mode):
-        raise CpsolveError("cannot write the file: Is a directory", where=where)
-    if stat.S_ISREG(mode):
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(len(MAGIC))
-        except OSError as exc:
-            raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=where) from None
-        if head == MAGIC:
-            raise CpsolveError("is an SQLite database (a cpsolve journal?), not a solutions file: choose another "
-                               "--out", where=where)
-
-
 class SolutionsFile:
     """The solutions file as a run writes it: one line per class, each flushed.
 
@@ -91,6 +61,8 @@ class SolutionsFile:
             # Unbuffered: each line goes to the kernel whole as it is written (it was flushed at once anyway),
             # so that a line the disk has no room for can be taken back (below).
             self._file = open(path, "r+b" if self._matching else "wb", buffering=0)  # noqa: SIM115 - close()
+            # A pipe or a device (`--out fifo`) is written straight on: nothing to compare, nothing to cut back.
+            self._seekable = self._file.seekable()
         except OSError as exc:
             raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
 
@@ -98,7 +70,7 @@ class SolutionsFile:
         data = line.encode() + b"\n"
         at = 0
         try:
-            at = self._file.tell()
+            at = self._file.tell() if self._seekable else 0
             if self._matching:
                 if self._file.read(len(data)) == data:
                     return
@@ -114,8 +86,9 @@ class SolutionsFile:
         except OSError as exc:
             # A full disk (or a file-size limit) can take part of a line: the file is cut back to its last
             # whole line, so that it holds complete solutions only (a resume writes the rest).
-            with contextlib.suppress(OSError):
-                self._file.truncate(at)
+            if self._seekable:
+                with contextlib.suppress(OSError):
+                    self._file.truncate(at)
             raise CpsolveError(f"cannot write the solutions file: {exc.strerror or exc}", where=str(self.path),
                                exit_code=1) from None
 
@@ -233,18 +206,14 @@ def sort_by_id(path: Path, ids: Sequence[str]) -> None:
     rank = {k: i for i, k in enumerate(sorted(ids))}
     try:
         records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        records.sort(key=lambda r: str(r.get("id")))
-        for r in records:
-            r["class"] = rank[r["id"]]
-        temporary = path.with_name(f".{path.name}.sorting")
-        with open(temporary, "w", encoding="utf-8") as out:
-            out.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
     except OSError as exc:
         raise CpsolveError(f"cannot sort the solutions file: {exc.strerror or exc}", where=str(path),
                            exit_code=1) from None
+    records.sort(key=lambda r: str(r.get("id")))
+    for r in records:
+        r["class"] = rank[r["id"]]
+    with replacing(path, "w") as out:
+        out.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
