@@ -78,6 +78,7 @@ def run(
         SolutionsFile,
         default_solutions_path,
         labelled,
+        origin_record,
         sort_by_id,
     )
     from ..search.enumeration import enumerate_classes
@@ -98,7 +99,7 @@ def run(
     book = _journal_plan(journal, resume, path, origin, command)
     sink: SolutionsFile | None = None
     problem = prepared.problem
-    lines = LineWriter(prepared.name, problem)
+    lines = LineWriter(prepared.name, problem, None if path is None else origin_record(puzzle, path))
     resuming: list[bool] = []
 
     def ready(resumed: bool) -> None:

@@ -153,16 +153,17 @@ class Source:
 
     @cached_property
     def puzzle(self) -> Puzzle | None:
-        """The puzzle; for a solutions file the one its lines name, when that loads (a built-in model, a
-        path), else None."""
+        """The puzzle; for a solutions file the one its lines name (`origin`: the file it was read from,
+        found beside the solutions file or from here, and checked against its digest; a built-in model
+        by its name), else None, with a notice saying why."""
         if self.kind == "solutions":
-            name = self.named
-            if name is None:
-                return None
+            from ..output.solutions import read_solutions as read_lines
+
             try:
-                return load(name)
+                first = read_lines(Path(self.given), 1)[0][1]
             except CpsolveError:
                 return None
+            return _line_puzzle(first, Path(self.given), self._known)
         if self.kind == "xmpuzzle":
             from ..puzzle.burrtools import puzzle_of
 
@@ -170,6 +171,11 @@ class Source:
         from ..puzzle.catalog import read
 
         return read(self.given)
+
+    @cached_property
+    def _known(self) -> dict[str, Puzzle | None]:
+        """The puzzles a solutions file's lines name, each loaded once for all its readers (`_line_puzzle`)."""
+        return {}
 
     @cached_property
     def _burrtools(self) -> BurrFile:
@@ -205,7 +211,7 @@ class Source:
         """What the file holds, from `start` (the first `limit` when > 0): a solutions file's lines, a
         BurrTools file's stored assemblies; none for a model or a YAML file."""
         if self.kind == "solutions":
-            return read_solutions(Path(self.given), limit, start=start)
+            return _read_solutions(Path(self.given), limit, start, self._known)
         if self.kind == "xmpuzzle":
             return _stored(self._burrtools, self.problem or 0, limit, start, self.puzzle)
         return []
@@ -214,7 +220,7 @@ class Source:
         """Everything `stored()` gives, one at a time: a solutions file is read line by line, so that a
         file of any length is exported in the memory of one line (`cpsolve export --with-solutions`)."""
         if self.kind == "solutions":
-            return _each_solution(Path(self.given))
+            return _each_solution(Path(self.given), self._known)
         return iter(self.stored())
 
     def solutions(self, limit: int = 0, *, start: int = 0) -> list[Solution]:
@@ -359,32 +365,113 @@ def read_solutions(path: PathLike, limit: int = 0, *, start: int = 0) -> list[So
     >>> [(s.index, s.assemblies, s.puzzle.name) for s in cpsolve.read_solutions(folder / "soma.jsonl")]
     [(0, 48, 'soma'), (1, 48, 'soma')]
     """
+    return _read_solutions(Path(path), limit, start, {})
+
+
+def _read_solutions(path: Path, limit: int, start: int, known: dict[str, Puzzle | None]) -> list[Solution]:
     from ..output.solutions import read_solutions as read_lines
 
-    known: dict[str, Puzzle | None] = {}
-    return [_solution_of(record, Path(path), n, known) for n, record in read_lines(Path(path), limit, start)]
+    return [_solution_of(record, path, n, known) for n, record in read_lines(path, limit, start)]
 
 
-def _each_solution(path: Path) -> Iterator[Solution]:
+def _each_solution(path: Path, known: dict[str, Puzzle | None]) -> Iterator[Solution]:
     """`read_solutions`, one line at a time: what an export of a file of any length reads."""
     from ..output.solutions import iter_solutions
 
-    known: dict[str, Puzzle | None] = {}
     for n, record in iter_solutions(path):
         yield _solution_of(record, path, n, known)
 
 
+def _line_puzzle(record: Mapping[str, object], path: Path, known: dict[str, Puzzle | None]) -> Puzzle | None:
+    """The puzzle a line of the solutions file `path` names, found once per file and identity (`known`).
+
+    A line written since solutions files keep their puzzle's `origin` (`output.solutions.origin_record`)
+    is matched by the puzzle's digest: its file is looked for beside the solutions file (`relative`),
+    then as it was given, beside the solutions file and from here (`path`; each problem of a BurrTools
+    file), a built-in model by its name. A file of the same name that is another puzzle, or none at
+    all, is not taken: a notice says the puzzle cannot be found and where it was looked for, and the
+    lines are read without it (unchecked, the pieces' colours by default). An older line, without
+    `origin`, names its puzzle by its name alone: a built-in model or a path, as before."""
+    import json
+    import warnings
+
+    from ..errors import CpsolveNotice
+
+    name = str(record.get("puzzle", path.name))
+    origin = record.get("origin")
+    key = json.dumps([name, origin], sort_keys=True, default=str)
+    if key in known:
+        return known[key]
+    if not isinstance(origin, Mapping) or not isinstance(origin.get("sha256"), str):
+        try:
+            found: Puzzle | None = load(name)
+        except CpsolveError:
+            found = None
+        known[key] = found
+        return found
+    found, tried = _find_puzzle(name, origin, path)
+    if found is None:
+        looked = f": {', '.join(tried)}" if tried else ": no file of it is named and no built-in model has its name"
+        warnings.warn(CpsolveNotice(
+            f"{path}: the puzzle its solutions are of cannot be found (puzzle {name}, digest {origin['sha256']}"
+            f"{looked}); its solutions are read without it: unchecked, in default colours"), stacklevel=2)
+    known[key] = found
+    return found
+
+
+def _find_puzzle(name: str, origin: Mapping[str, object], path: Path) -> tuple[Puzzle | None, list[str]]:
+    """The puzzle whose digest `origin` keeps, and where else it was looked for (see `_line_puzzle`)."""
+    from ..puzzle.catalog import builtin_names
+    from ..puzzle.model import digest
+
+    want = origin["sha256"]
+    places = [path.parent / str(origin[k]) for k in ("relative", "path") if isinstance(origin.get(k), str)]
+    if isinstance(origin.get("path"), str):
+        places.append(Path(str(origin["path"])))
+    tried: list[str] = []
+    for place in dict.fromkeys(os.path.normpath(p) for p in places):
+        if not os.path.isfile(place):
+            tried.append(f"{place} (no such file)")
+            continue
+        for puzzle in _puzzles_in(place if os.path.isabs(place) or os.sep in place else f".{os.sep}{place}"):
+            if digest(puzzle) == want:
+                return puzzle, tried
+        tried.append(f"{place} (another puzzle)")
+    if not places and name in builtin_names():
+        puzzle = load(name)
+        if digest(puzzle) == want:
+            return puzzle, tried
+        tried.append(f"the built-in model {name} (another puzzle)")
+    return None, tried
+
+
+def _puzzles_in(place: str) -> Iterator[Puzzle]:
+    """The puzzles a file holds: a YAML file's one, each problem of a BurrTools file; those that do not load
+    are passed over (the caller says the puzzle cannot be found)."""
+    try:
+        src = source(place)
+        if src.kind != "xmpuzzle":
+            if src.kind == "puzzle":
+                yield src.require_puzzle()
+            return
+        from ..puzzle.burrtools import puzzle_of
+
+        problems = len(src._burrtools.problems)
+    except CpsolveError:
+        return
+    for k in range(problems):
+        try:
+            yield puzzle_of(src._burrtools, k)
+        except CpsolveError:
+            continue
+
+
 def _solution_of(record: Mapping[str, object], path: Path, line: int, known: dict[str, Puzzle | None]) -> Solution:
-    """A line's record as a Solution, with the puzzle its name loads (kept in `known`), checked against it."""
+    """A line's record as a Solution, with the puzzle it names (`_line_puzzle`), checked against it."""
     from ..puzzle.assembly import check_solution
 
     name = str(record.get("puzzle", path.name))
-    if name not in known:
-        try:
-            known[name] = load(name)
-        except CpsolveError:
-            known[name] = None
-    puzzle = known[name]
+    puzzle = _line_puzzle(record, path, known)
     pieces: Mapping[str, list[Cell]] = record["pieces"]  # type: ignore[assignment] # checked by the reader
     if puzzle is not None and (why := check_solution(puzzle, pieces, cells_checked=True)) is not None:
         raise CpsolveError(f"not a solution of the puzzle it names ({name}): {why}",

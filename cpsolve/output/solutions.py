@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from ..limits import active, exceeded
 from ..problem.placements import ExactCoverProblem
 from ..puzzle.assembly import check_cells
 from ..puzzle.geometry import Cell
+from ..puzzle.model import Puzzle, digest
 from ..puzzle.names import safe_stem
 from .files import replacing
 
@@ -105,14 +107,39 @@ def rows_as_placements(problem: ExactCoverProblem, rows: Sequence[int]) -> list[
     return [(problem.rows[r].piece, problem.rows[r].cells) for r in rows]
 
 
+def origin_record(puzzle: Puzzle, solutions: Path | None = None) -> dict[str, str]:
+    """What each line keeps to find its puzzle again (`origin`), whatever the puzzle's name says: a name can
+    rebind (a file whose `name:` is soma is not the built-in Soma). `sha256`: the puzzle's digest
+    (`model.digest`); for a puzzle read from a file, `path`, the file as it was given, and `relative`, the
+    same file from the folder of the solutions file (`solutions`, when known), so that the file is found
+    again from wherever it is read. A built-in model has neither: its name finds it."""
+    from ..puzzle.catalog import models_dir
+
+    record = {"sha256": digest(puzzle)}
+    origin = puzzle.origin
+    if origin and Path(origin).parent != models_dir():
+        record["path"] = origin
+        if solutions is not None:
+            record["relative"] = os.path.relpath(os.path.abspath(origin), os.path.abspath(solutions.parent))
+    return record
+
+
 def class_line(puzzle: str, index: int, assemblies: int, mirror_distinct: bool, pieces: dict[str, list[Cell]],
-               extra: dict[str, object] | None = None, id: str | None = None) -> str:
+               extra: dict[str, object] | None = None, id: str | None = None,
+               origin: Mapping[str, str] | None = None) -> str:
     """One line of the solutions file; `extra` adds keys after `pieces` (`enumerate --disassemble`
-    adds `level` and `moves`); `id`, the class's stable id, goes after `class` (None: no `id` key)."""
+    adds `level` and `moves`); `id`, the class's stable id, goes after `class` (None: no `id` key);
+    `origin` (`origin_record`) after `puzzle`."""
     # The same text json.dumps(record, separators=(",", ":")) gives, written directly: a run with many
     # classes writes one line per class (Bedlam: 19,186), and the generic encoder cost 30 µs a line.
     cells = ",".join(json.dumps(k) + _cells_text(v) for k, v in pieces.items())
-    return _record(json.dumps(puzzle), index, assemblies, mirror_distinct, cells, extra, id)
+    return _record(_head(puzzle, origin), index, assemblies, mirror_distinct, cells, extra, id)
+
+
+def _head(puzzle: str, origin: Mapping[str, str] | None) -> str:
+    """The JSON text of a line's `puzzle` value, and its `origin` key after it when there is one."""
+    named = json.dumps(puzzle)
+    return named if origin is None else f'{named},"origin":{json.dumps(dict(origin), separators=(",", ":"))}'
 
 
 def _cells_text(cells: Sequence[Cell]) -> str:
@@ -140,9 +167,9 @@ class LineWriter:
     LIMIT = 250_000
     """Placements whose text is kept (then the store starts again): bounded memory on huge puzzles."""
 
-    def __init__(self, puzzle: str, problem: ExactCoverProblem):
+    def __init__(self, puzzle: str, problem: ExactCoverProblem, origin: Mapping[str, str] | None = None):
         self.problem = problem
-        self.puzzle = json.dumps(puzzle)
+        self.puzzle = _head(puzzle, origin)
         self.names = [json.dumps(name) for name in problem.piece_names]
         self.numbered = [problem.piece_counts[p] > 1 for p in range(problem.n_pieces)]
         self.texts: dict[tuple[int, ...], str] = {}

@@ -307,3 +307,33 @@ def puzzle_from_plain(data: dict[str, Any], origin: str | None = None) -> Puzzle
         container_colors=coloured(data["container_colors"]),
         color_rules=frozenset((a, b) for a, b in data["color_rules"]),
         groups=tuple(frozenset(g) for g in data["groups"]))
+
+
+def digest(puzzle: Puzzle) -> str:
+    """16 hex digits of a SHA-256 of what makes the puzzle's solutions what they are: its container (optional
+    cells, colours), its pieces by name (shapes, copies, colours), its chain, its colour rules and groups,
+    each in sorted order. Its name, description, source, reference, key piece and drawing colours are left
+    out: a solutions file keeps this to know its puzzle again (`output.solutions`), and an edited
+    description, a reordered piece list or a file written again in another layout is the same puzzle."""
+    import hashlib
+    import json
+
+    known = _DIGESTS.get(id(puzzle))
+    if known is not None and known[0] is puzzle:
+        return known[1]
+    plain = puzzle_plain(puzzle)
+    kept = {key: plain[key] for key in ("kind", "chain", "color_rules")}
+    kept.update(container=sorted(puzzle.container), optional=sorted(puzzle.optional),
+                container_colors=sorted(puzzle.container_colors), groups=sorted(sorted(g) for g in puzzle.groups),
+                pieces=sorted([p.name, sorted(p.shape), p.count, p.low, sorted(p.colors)] for p in puzzle.pieces))
+    text = json.dumps(kept, separators=(",", ":"), sort_keys=True)
+    found = hashlib.sha256(text.encode()).hexdigest()[:16]
+    if len(_DIGESTS) >= 32:
+        _DIGESTS.pop(next(iter(_DIGESTS)))
+    _DIGESTS[id(puzzle)] = (puzzle, found)
+    return found
+
+
+_DIGESTS: dict[int, tuple[Puzzle, str]] = {}
+"""The digests of the last puzzles asked about (each kept with its puzzle, so that its id stays its own): a
+sample writes one line per drawn assembly, each naming its puzzle's digest."""
