@@ -5,10 +5,11 @@ solutions files that `cpsolve enumerate` writes (`read_solutions`).
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -18,7 +19,7 @@ from ..errors import CpsolveError
 from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
 from .burrtools import _stored
-from .common import PathLike, _frozen
+from .common import TIMEOUT_EXIT, PathLike, _frozen
 from .iteration import enumerate
 from .results import Solution
 from .solving import solve
@@ -223,78 +224,144 @@ class Source:
             return _each_solution(Path(self.given), self._known)
         return iter(self.stored())
 
-    def solutions(self, limit: int = 0, *, start: int = 0) -> list[Solution]:
+    def solutions(self, limit: int = 0, *, start: int = 0, timeout: float | None = None) -> list[Solution]:
         """The solutions from `start` (the first `limit` when > 0): those the file holds (`stored`), else
-        the puzzle's classes in the order one worker finds them (`enumerate`)."""
+        the puzzle's classes in the order one worker finds them (`enumerate`), of which only those from
+        `start` are kept. A `timeout` (seconds) that passes before they are found raises `CpsolveError`
+        (exit code 3); Ctrl-C raises KeyboardInterrupt: only a complete search says how many there are."""
         held = self.stored(limit, start=start)
         if held or self.kind == "solutions":
             return held
-        found = list(enumerate(self.require_puzzle(), limit=start + limit if limit else 0))
-        if len(found) <= start:
-            if not found:
+        found: list[Solution] = []
+        with enumerate(self.require_puzzle(), limit=start + limit if limit else 0, timeout=timeout) as run:
+            for solution in run:
+                if solution.index is not None and solution.index >= start:
+                    found.append(solution)
+        status, seen = run.result.status, run.result.counts.unique_symmetry
+        if status == "interrupted":
+            raise KeyboardInterrupt
+        if status == "timeout" and (limit == 0 or len(found) < limit):
+            raise CpsolveError(f"the deadline passed after {seen} solution classes, before "
+                               f"{'every one was found' if limit == 0 else f'class {start + len(found)}'}",
+                               where=self.given, exit_code=TIMEOUT_EXIT)
+        if not found:
+            if not seen:
                 raise CpsolveError("has no solution", where=self.given, exit_code=1)
-            classes = "1 solution class (index 0)" if len(found) == 1 else \
-                f"{len(found)} solution classes (indices 0 to {len(found) - 1})"
+            classes = "1 solution class (index 0)" if seen == 1 else \
+                f"{seen} solution classes (indices 0 to {seen - 1})"
             raise CpsolveError(f"has {classes}; there is no index {start}", where=self.given)
-        return found[start:]
+        return found
 
-    def solution(self, index: int | None = None, *, id: str | None = None) -> Solution:
+    def solution(self, index: int | None = None, *, id: str | None = None, timeout: float | None = None
+                 ) -> Solution:
         """Solution `index` (0-based) of `solutions`; None: the first there is, which for a puzzle with
         none stored is the first the search finds (`solve`), not its class 0. With `id`, the one solution
-        whose id starts with it (4 to 16 hex digits), wherever it stands: among those the file holds, else
-        among the puzzle's classes (all of them are found to make sure the prefix is unique)."""
+        whose id starts with it (4 to 16 hex digits), wherever it stands: among those the file holds (a
+        line whose id is not its solution's is refused), else among the puzzle's classes (all of them
+        are found to make sure the prefix is unique, unless it is a whole id). `timeout`: as `solutions`."""
         if id is not None:
             if index is not None:
                 raise CpsolveError("give an index or an id, not both", field="id")
-            return self._by_id(id)
+            return self._by_id(id, timeout)
         if index is not None:
-            return self.solutions(1, start=index)[0]
+            return self.solutions(1, start=index, timeout=timeout)[0]
         held = self.stored(1)
         if held:
             return held[0]
-        found = solve(self.require_puzzle())
+        found = solve(self.require_puzzle(), timeout=timeout)
         if found is None:
             raise CpsolveError("has no solution", where=self.given, exit_code=1)
         return found
 
-    def _by_id(self, prefix: str) -> Solution:
+    def _by_id(self, prefix: str, timeout: float | None) -> Solution:
+        """The one solution whose id starts with `prefix`, held in memory alone: the file is read line by line,
+        the puzzle's classes are looked at as they are found (its 2.5 GB of t-tetracube-6x6x6 classes
+        were all held first). Two lines that match are ambiguous even with the same id (a line twice)."""
         from ..problem.canonical import ID_DIGITS
 
         wanted = prefix.strip().lower()
         if not re.fullmatch(f"[0-9a-f]{{4,{ID_DIGITS}}}", wanted):
             raise CpsolveError(f"an id is 4 to {ID_DIGITS} hex digits (the start of a solution's id), not {prefix!r}",
                                field="id")
-        held = self.stored()
-        if not held and self.kind != "solutions":
-            held = self.solutions()
-        if any(s.id is None for s in held):  # a file from before ids, a BurrTools file's stored assemblies
-            held = _with_ids(self.puzzle, held, self.given)
-        matches = [s for s in held if s.id is not None and s.id.startswith(wanted)]
+        if self.kind in ("model", "puzzle") or (self.kind == "xmpuzzle" and not self.stored(1)):
+            return self._class_by_id(wanted, timeout)
+        matches: list[tuple[int, Solution]] = []
+        ids: _Ids | None = None
+        for n, solution in builtins.enumerate(self.each()):
+            if solution.id is None:  # a file from before ids, a BurrTools file's stored assemblies
+                ids = ids or _Ids(self.puzzle, self.given)
+                solution = replace(solution, id=ids.of(solution))
+            if solution.id is not None and solution.id.startswith(wanted):
+                matches.append((n, solution))
+                if len(matches) > 1:
+                    break
         if not matches:
             raise CpsolveError(f"no solution's id starts with {wanted}", where=self.given)
-        if len({s.id for s in matches}) > 1:
-            shown = ", ".join(sorted({str(s.id) for s in matches})[:3])
-            raise CpsolveError(f"{wanted} starts the ids of {len(matches)} solutions ({shown}...): give more digits",
+        if len(matches) > 1:
+            (a, first), (b, second) = matches
+            same = "the same id" if first.id == second.id else f"ids {first.id} and {second.id}"
+            raise CpsolveError(f"{wanted} starts the ids of solutions {a} and {b} ({same}): give more digits, or "
+                               "--index", where=self.given)
+        n, found = matches[0]
+        held_id = found.id
+        if found.puzzle is not None and held_id is not None:
+            real = (ids or _Ids(self.puzzle, self.given)).of(replace(found, id=None))
+            if real is not None and real != held_id:
+                raise CpsolveError(f"solution {n} holds id {held_id}, but its solution's id is {real} (the file was "
+                                   "edited): not taken", where=self.given)
+        return found
+
+    def _class_by_id(self, wanted: str, timeout: float | None) -> Solution:
+        """The puzzle's class whose id starts with `wanted`, looked for as the classes are found: a whole id is
+        taken as soon as it is met, a prefix once every class has been seen (or as soon as a second matches)."""
+        from ..problem.canonical import ID_DIGITS
+
+        found: dict[str, Solution] = {}
+        with enumerate(self.require_puzzle(), timeout=timeout) as run:
+            for solution in run:
+                if solution.id is not None and solution.id.startswith(wanted):
+                    found.setdefault(solution.id, solution)
+                    if len(found) > 1 or len(wanted) == ID_DIGITS:
+                        break
+        status, seen = run.result.status, run.result.counts.unique_symmetry
+        if len(found) > 1:
+            shown = ", ".join(sorted(found))
+            raise CpsolveError(f"{wanted} starts the ids of several solutions ({shown}...): give more digits",
                                where=self.given)
-        return matches[0]
+        if status == "interrupted":
+            raise KeyboardInterrupt
+        if found and (status == "complete" or len(wanted) == ID_DIGITS):
+            return next(iter(found.values()))
+        if status == "timeout":
+            which = "one match was found, not yet shown to be the only one" if found else "none matched"
+            raise CpsolveError(f"the deadline passed after {seen} solution classes, before every class was seen "
+                               f"({which}): give a longer timeout, or the whole id", where=self.given,
+                               exit_code=TIMEOUT_EXIT)
+        raise CpsolveError(f"no solution's id starts with {wanted}", where=self.given)
 
 
-def _with_ids(puzzle: Puzzle | None, solutions: Sequence[Solution], where: str) -> list[Solution]:
-    """The solutions with their class ids (`Solution.id`), worked out from the puzzle where they are missing."""
-    from ..output.solutions import rows_of
-    from ..problem.canonical import class_id
-    from ..search.enumeration import prepare
+class _Ids:
+    """Class ids worked out from the puzzle (`Solution.id`): for a file from before ids, a BurrTools file's
+    stored assemblies, and to check an id a line holds. The puzzle is prepared once, when first asked."""
 
-    if puzzle is None:
-        raise CpsolveError("its lines have no ids and the puzzle they name cannot be loaded to work them out",
-                           where=where)
-    prepared = prepare(puzzle)
-    out = []
-    for s in solutions:
-        rows = None if s.id is not None else rows_of(prepared.problem, s.pieces)
-        key = None if rows is None else prepared.canonicalizer.forms(prepared.problem, rows).symmetry_key
-        out.append(s if key is None else replace(s, id=class_id(key)))
-    return out
+    def __init__(self, puzzle: Puzzle | None, where: str):
+        if puzzle is None:
+            raise CpsolveError("its lines have no ids and the puzzle they name cannot be loaded to work them out",
+                               where=where)
+        from ..search.enumeration import prepare
+
+        self.prepared = prepare(puzzle)
+
+    def of(self, solution: Solution) -> str | None:
+        """The solution's id: the one it holds, else its class's (None: not a placement of the puzzle's)."""
+        from ..output.solutions import rows_of
+        from ..problem.canonical import class_id
+
+        if solution.id is not None:
+            return solution.id
+        problem = self.prepared.problem
+        rows = rows_of(problem, solution.pieces)
+        return None if rows is None else class_id(self.prepared.canonicalizer.forms(problem, rows).symmetry_key)
 
 
 def puzzle_from_yaml(text: str, where: str = "<yaml>") -> Puzzle:

@@ -93,6 +93,10 @@ WorkersOpt = Annotated[
 TimeoutOpt = Annotated[
     float | None, typer.Option(help="Give up after this many seconds.", callback=lambda v: _check_timeout(v))
 ]
+FindTimeoutOpt = Annotated[
+    float | None, typer.Option(help="Give up finding the solution (of a puzzle, by --index or --id) after this many "
+                                    "seconds (exit 3).", callback=lambda v: _check_timeout(v))
+]
 
 
 OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "--encoding", "format": "--format",
@@ -397,6 +401,20 @@ def inputs_of(src: Source, *more: tuple[str | Path, str]) -> list[tuple[str | Pa
     if puzzle is not None and puzzle.origin:
         out.append((puzzle.origin, "the puzzle file this command reads"))
     return out + list(more)
+
+
+def check_output(path: Path, inputs: Sequence[tuple[str | Path, str]], option: str) -> None:
+    """`api.check_output`, for the command modules that import nothing of the API by name (explain)."""
+    from .. import api
+
+    api.check_output(path, inputs, option)
+
+
+def write_output(path: Path, data: bytes | str, inputs: Sequence[tuple[str | Path, str]], option: str) -> None:
+    """`api.write_output`, likewise."""
+    from .. import api
+
+    api.write_output(path, data, inputs, option)
 
 
 def counted(n: int, noun: str, nouns: str | None = None) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import IdOpt, ProblemOpt, _which, app, counted, inputs_of
+from .common import FindTimeoutOpt, IdOpt, ProblemOpt, _remaining, _which, app, counted, inputs_of
 
 if TYPE_CHECKING:
     from ..api import Solution
@@ -47,6 +47,7 @@ def draw_cmd(
                                              help="The picture's longer side; all of it, text included, is "
                                                   "scaled to it.")] = None,
     problem: ProblemOpt = None,
+    timeout: FindTimeoutOpt = None,
 ) -> None:
     """Draw a solution as shaded cubes (PNG or SVG): colours, piece outlines, a legend."""
     from .. import api
@@ -69,11 +70,11 @@ def draw_cmd(
             raise CpsolveError("--pieces needs the puzzle: the file names none that can be loaded", where=source)
         what, heading = puzzle, True
     elif sheet:
-        what = src.solutions(sheet, start=index or 0)
+        what = src.solutions(sheet, start=index or 0, timeout=_remaining(timeout))
         first = index or 0
         heading = f"{what[0].name}: solutions {first}-{first + len(what) - 1}"
     else:
-        what = src.solution(index, id=id)
+        what = src.solution(index, id=id, timeout=_remaining(timeout))
         heading = _heading(what, index, id)
     data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False,  # type: ignore[arg-type]
                     size=size)
@@ -100,6 +101,7 @@ def view_cmd(
         help="At most this many solutions (0 = all; of a puzzle, its first N classes).")] = None,
     id: Annotated[str | None, typer.Option("--id", help="Only the solution whose id starts with this.")] = None,
     problem: ProblemOpt = None,
+    timeout: FindTimeoutOpt = None,
 ) -> None:
     """Write one self-contained HTML page to turn a solution around in 3-D and watch it assembled."""
     from .. import api
@@ -108,10 +110,11 @@ def view_cmd(
     inputs = inputs_of(src)
     api.check_output(output, inputs, "--output")
     held = src.kind == "solutions" or (src.kind == "xmpuzzle" and bool(src.stored(1)))
+    left = _remaining(timeout)
     if id is not None:
-        chosen = [src.solution(id=id)]
+        chosen = [src.solution(id=id, timeout=left)]
     else:
-        chosen = src.solutions(limit or 0) if held or limit else [src.solution()]
+        chosen = src.solutions(limit or 0, timeout=left) if held or limit else [src.solution(timeout=left)]
     html = api.page(chosen, title=chosen[0].name)
     api.write_output(output, html, inputs, "--output")
     n = len(chosen)
@@ -128,6 +131,7 @@ def disassemble_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the steps as one JSON object.")] = False,
     max_states: Annotated[int | None, typer.Option(min=1, help="Give up after this many states (exit 1).")] = None,
     problem: ProblemOpt = None,
+    timeout: FindTimeoutOpt = None,
 ) -> None:
     """Take one assembly apart by sliding pieces: the shortest way, its level (a.b.c), or where it is stuck."""
     from .. import api
@@ -136,7 +140,7 @@ def disassemble_cmd(
     src = api.source(source, problem)
     if src.puzzle is not None and src.puzzle.kind == "chain":  # said before any search
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=source)
-    solution = src.solution(index if index is not None or id is not None else 0, id=id)
+    solution = src.solution(index if index is not None or id is not None else 0, id=id, timeout=_remaining(timeout))
     name, burrtools = solution.name, solution.burrtools_level
     which = _which(solution, index, id) if id is not None else f"solution {index or 0}"
     shown_index = solution.index if id is not None else index or 0

@@ -18,6 +18,7 @@ from . import common  # common.STARTED, read when used: main() resets it for a l
 from .common import (
     TIMEOUT_EXIT,
     BackendOpt,
+    FindTimeoutOpt,
     IdOpt,
     ModelArg,
     ProblemOpt,
@@ -219,12 +220,13 @@ def show(
                                               help="Which solution (0-based).")] = None,
     id: IdOpt = None,
     problem: ProblemOpt = None,
+    timeout: FindTimeoutOpt = None,
 ) -> None:
     """Draw one solution as z-layers: of an earlier enumeration, stored in a BurrTools file, or found now."""
     from .. import api
 
     src = api.source(file, problem)
-    solution = src.solution(index, id=id)
+    solution = src.solution(index, id=id, timeout=_remaining(timeout))
     try:
         picture = str(solution)
     except CpsolveError as exc:
