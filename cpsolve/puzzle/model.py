@@ -201,6 +201,9 @@ def packing(name: str, container: Shape, pieces: tuple[Piece, ...], *, optional:
     """A packing puzzle from its resolved parts, after the checks that need all of them: the volume
     (`check_volume`, unless not `strict`), coloured cells inside the container, the pieces that groups
     and the key piece name. Errors name the field, as in a puzzle file."""
+    if strict and not pieces:  # what the YAML reader's schema says; a BurrTools problem gets here without it
+        raise CpsolveError("a 'pieces' puzzle needs at least one piece (one that may be used at least once)",
+                           field="pieces")
     if strict:
         check_volume(pieces, len(container) - len(optional), len(optional))
     inside = set(container)
