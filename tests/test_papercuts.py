@@ -242,3 +242,14 @@ def test_the_notebook_holds_no_machine_path():
     notebook = json.loads((REPO / "docs" / "example.ipynb").read_text())
     outputs = json.dumps([cell.get("outputs", []) for cell in notebook["cells"]])
     assert not re.findall(r"/(?:work|home|root|tmp|Users)/[\w./-]+", outputs)
+
+
+def test_min_level_says_how_many_lines_it_wrote(tmp_path):
+    """Issue 35: `--min-level 1.2` said "588 written" where 31 were: the summary counts the lines written."""
+    for level, written in (("1", 1), ("2", 0)):
+        proc = run_cli("enumerate", "six-piece-burr", "--disassemble", "--min-level", level, "--out", "x.jsonl",
+                       cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        lines = (tmp_path / "x.jsonl").read_text().splitlines()
+        assert len(lines) == written
+        assert f"{written} canonical solutions written to x.jsonl" in proc.stdout.splitlines()

@@ -41,6 +41,14 @@ def printable(text: str) -> str:
     return shown(text)
 
 
+def shell_command(words: Sequence[str]) -> str:
+    """A command as the command line shows it to be typed again: each word quoted for a POSIX shell, words
+    with characters a terminal does not show as `$'...'` escapes (`output.text.shell_command`)."""
+    from ..output.text import shell_command as quoted
+
+    return quoted(words)
+
+
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     head = "".join(f"<th>{markup(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{markup(v)}</td>" for v in row) + "</tr>" for row in rows)

@@ -160,7 +160,7 @@ def sample(
         api.write_output(out, "".join(line + "\n" for line in lines), inputs)
     if not quiet:
         classes = len({s.index for s in drawn})
-        where = f" to {out}" if out is not None else ""
+        where = f" to {api.printable(str(out))}" if out is not None else ""
         print(f"cpsolve: {counted(len(drawn), 'random assembly', 'random assemblies')} of "
               f"{api.printable(puzzle.name)}{where}, {counted(classes, 'distinct class', 'distinct classes')} up to "
               "rotation and reflection", file=sys.stderr)

@@ -55,11 +55,11 @@ def explain_cmd(
     if picture is not None and fmt is not None:
         data = found.picture("svg" if fmt == "svg" else "png")
         write_output(picture, data, inputs, "--picture")
-        typer.echo(f"wrote {picture} ({_picture_size(data)})", err=True)
+        typer.echo(f"wrote {cpsolve.printable(str(picture))} ({_picture_size(data)})", err=True)
     if page is not None:
         html = found.page()
         write_output(page, html, inputs, "--page")
-        typer.echo(f"wrote {page} ({len(html.encode()) / 1e6:.2f} MB)", err=True)
+        typer.echo(f"wrote {cpsolve.printable(str(page))} ({len(html.encode()) / 1e6:.2f} MB)", err=True)
     if found.case == "unknown":  # only a deadline leaves a question open: exit 3, as every --timeout does
         raise typer.Exit(TIMEOUT_EXIT)
 

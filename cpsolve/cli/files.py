@@ -46,8 +46,9 @@ def import_cmd(
     stored = f"; BurrTools stored {counts}" if counts else ""
     where = f"written to {output}" if output else "written to stdout"
     puzzle = found.puzzle
-    typer.echo(f"{api.printable(puzzle.name)}: {counted(len(puzzle.pieces), 'piece')}, "
-               f"{counted(len(puzzle.container), 'cell')} ({len(puzzle.optional)} optional){stored}; {where}", err=True)
+    typer.echo(api.printable(f"{puzzle.name}: {counted(len(puzzle.pieces), 'piece')}, "
+                             f"{counted(len(puzzle.container), 'cell')} ({len(puzzle.optional)} optional){stored}; "
+                             f"{where}"), err=True)
     if check:
         found.check()
         typer.echo(f"{counted(found.stored, 'stored assembly', 'stored assemblies')} checked: "
@@ -128,7 +129,7 @@ def export_cmd(
                 "(BurrTools xmpuzzle)")
     else:
         what = f"{'symmetry-broken ' if symmetry_breaking else ''}problem written to {output} ({fmt})"
-    typer.echo(f"{api.printable(puzzle.name)}: {what}", err=True)
+    typer.echo(api.printable(f"{puzzle.name}: {what}"), err=True)
 
 
 def _held(text: str) -> Iterator[Solution]:
@@ -163,6 +164,6 @@ def decode(
         typer.echo(found.status)
         raise typer.Exit(1)
     typer.echo(str(found.solution))
-    typer.echo(f"\nverified: the answer satisfies every clause of {cnf_file} and is a solution of "
+    typer.echo(f"\nverified: the answer satisfies every clause of {api.printable(str(cnf_file))} and is a solution of "
                f"{api.printable(puzzle.name)}",
                err=True)

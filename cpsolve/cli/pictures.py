@@ -79,7 +79,7 @@ def draw_cmd(
     data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False,  # type: ignore[arg-type]
                     size=size)
     api.write_output(output, data, inputs, "--output")
-    typer.echo(f"wrote {output} ({_picture_size(data)})", err=True)
+    typer.echo(f"wrote {api.printable(str(output))} ({_picture_size(data)})", err=True)
 
 
 def _picture_size(data: bytes) -> str:
@@ -118,7 +118,8 @@ def view_cmd(
     html = api.page(chosen, title=chosen[0].name)
     api.write_output(output, html, inputs, "--output")
     n = len(chosen)
-    typer.echo(f"wrote {output}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB", err=True)
+    typer.echo(f"wrote {api.printable(str(output))}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB",
+               err=True)
 
 
 @app.command("disassemble")

@@ -117,16 +117,17 @@ def enumerate_cmd(
         puzzle, backend=backend, workers=workers or default_workers(), limit=limit, timeout=_remaining(timeout),
         symmetry_breaking=symmetry_breaking, progress=not quiet, out=(out or True) if save else None,
         journal=False if no_journal else journal or True, resume=resume, cluster=cluster,
-        disassemble=disassemble, min_level=min_level, command=("cpsolve", *sys.argv[1:]), on_start=_alarm_off,
+        disassemble=disassemble, min_level=min_level, command=resume_words(sys.argv[1:]), on_start=_alarm_off,
         sort=sort,
     )
     if as_json:
         typer.echo(json.dumps(result.as_json()))
     else:
-        _print_summary(result, sort)
+        _print_summary(result, sort, min_level)
         if result.journal is not None and not result.complete:
-            typer.echo(f"journal {api.printable(result.journal)}: {result.subproblems_done} of "
-                       f"{result.subproblems} subproblems done; the same command with --resume continues the run")
+            typer.echo(f"journal {api.shell_command([result.journal])}: {result.subproblems_done} of "
+                       f"{result.subproblems} subproblems done; continue with: "
+                       f"{api.shell_command([*resume_words(sys.argv[1:]), '--resume'])}")
         if src.kind == "xmpuzzle":
             c = result.counts
             typer.echo(f"BurrTools counts assemblies up to rotation and, unless 'Keep Mirror Solutions' is on, "
@@ -139,7 +140,27 @@ def enumerate_cmd(
         raise typer.Exit(TIMEOUT_EXIT)
 
 
-def _print_summary(result: Result, sort: bool = False) -> None:
+STOPS_AGAIN = ("--limit", "--timeout")
+"""enumerate's options that would end a resumed run where the first one ended: left out of the command the
+journal keeps and the summary suggests (the resume of `--limit 5` stopped at once again)."""
+
+
+def resume_words(args: Sequence[str]) -> tuple[str, ...]:
+    """`cpsolve` and the command's words, without --limit N and --timeout S (and without --resume: the
+    journal's resume command adds it)."""
+    words: list[str] = ["cpsolve"]
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in STOPS_AGAIN:
+            skip = True
+        elif not arg.startswith(tuple(f"{option}=" for option in STOPS_AGAIN)) and arg != "--resume":
+            words.append(arg)
+    return tuple(words)
+
+
+def _print_summary(result: Result, sort: bool = False, min_level: str | None = None) -> None:
     from ..api import printable
 
     c = result.counts
@@ -151,7 +172,8 @@ def _print_summary(result: Result, sort: bool = False) -> None:
     why = f" (chosen by auto: {result.backend_reason})" if result.backend_reason else ""
     typer.echo(f"backend {result.backend}{why}; {result.symmetry_breaking}; {result.seconds:.2f} s")
     if result.solutions_file is not None:
-        typer.echo(f"{c.unique_symmetry} canonical solutions written to {result.solutions_file}")
+        written = c.unique_symmetry if min_level is None else _kept(result.disassembly, min_level)
+        typer.echo(f"{written} canonical solutions written to {printable(result.solutions_file)}")
         if sort:
             typer.echo("sorted by id" if result.complete else "not sorted: the run is incomplete (--resume it; a "
                        "complete run is sorted)")
@@ -181,9 +203,17 @@ def _print_levels(tally: object, min_level: str | None) -> None:
             typer.echo(f"  {level:>12}  {n:>6}  {'#' * bar}")
         typer.echo(f"highest level: {tally['highest_level'] or '-'}")
     if min_level is not None:
-        kept = sum(n for level, n in levels.items() if _level(level) >= _level(min_level))
+        kept = _kept(tally, min_level)
         typer.echo(f"--min-level {min_level}: only the {kept} solution classes at that level or above went into "
                    "the solutions file")
+
+
+def _kept(tally: object, min_level: str) -> int:
+    """The solution classes `--min-level` lets into the solutions file: those that come apart at that level or
+    above (the summary said every class found was written)."""
+    assert isinstance(tally, dict)
+    levels: dict[str, int] = tally["levels"]
+    return sum(n for level, n in levels.items() if _level(level) >= _level(min_level))
 
 
 def _level(text: str) -> tuple[int, ...]:
@@ -379,7 +409,7 @@ def report(
                                    exit_code=1) from None
             raise CpsolveError(f"cannot write the table: {exc.strerror or exc} (printed above instead)",
                                where=str(target), exit_code=1) from None
-        typer.echo(f"wrote {target / 'counts.md'} and {target / 'counts.json'}")
+        typer.echo(f"wrote {api.printable(str(target / 'counts.md'))} and {api.printable(str(target / 'counts.json'))}")
     if done.mismatches:
         raise typer.Exit(1)
     if any(r.status == "interrupted" for r in done.rows):

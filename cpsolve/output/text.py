@@ -24,6 +24,31 @@ def printable(text: str) -> str:
     return "".join(repr(ch)[1:-1] if unseen(ch) else ch for ch in text)
 
 
+def shell_command(words: Sequence[str]) -> str:
+    """The words as one command line for a POSIX shell, each quoted so that it stays one word and is shown as
+    text: `shlex.quote`, or, for a word holding characters a terminal does not show (an --out name with an
+    escape sequence in it), `$'...'` with each of them written as an escape (`\\x1b`, `\\u202e`), which bash,
+    zsh, ksh and dash read back as the same word: the command shown is the command that runs."""
+    return " ".join(_shell_word(w) for w in words)
+
+
+def _shell_word(word: str) -> str:
+    import shlex
+
+    if not any(unseen(ch) for ch in word):
+        return shlex.quote(word)
+    out = []
+    for ch in word:
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif unseen(ch):
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF
+                       else f"\\U{ord(ch):08x}")
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
+
+
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 """Characters XML 1.0 does not allow at all, not even as a character reference."""
 
