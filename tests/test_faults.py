@@ -359,3 +359,35 @@ def test_a_killed_compare_child_is_a_failed_row_and_exit_1(tmp_path):
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "cpsolve: error: bedlam: dlx: the measured process was killed by SIGKILL"
     assert "failed: the measured process was killed by SIGKILL" in out
+
+
+def test_a_failed_run_still_writes_the_classes_held_for_the_disassembly_workers(tmp_path, monkeypatch):
+    """Issue 35: when a run failed with an exception (not a signal), the classes held for the disassembly
+    workers (and those salvaged by the collector into them) were never written: every class the search handed
+    on is in the file, in order, taken apart, whatever the failure found waiting."""
+    import cpsolve
+    from cpsolve.api import running
+    from cpsolve.search import enumeration
+
+    soma = cpsolve.load("soma")
+    prepared, _ = running._prepare(soma, "auto", True, 2)
+    doomed, n = busiest_part(prepared, 2)
+    dying = DyingBackend(doomed, max(1, n // 2), tmp_path / "died", always=True)
+    monkeypatch.setattr(running, "_prepare", lambda *args: (prepared, dying))
+    handed: list[int] = []
+    real = enumeration.enumerate_classes
+
+    def spy(*args, on_class, **kwargs):  # type: ignore[no-untyped-def]
+        def seen(cls):  # type: ignore[no-untyped-def]
+            handed.append(cls.index)
+            on_class(cls)
+
+        return real(*args, on_class=seen, **kwargs)
+
+    monkeypatch.setattr(enumeration, "enumerate_classes", spy)
+    out = tmp_path / "s.jsonl"
+    with pytest.raises(CpsolveError, match="its worker died"):
+        cpsolve.run(soma, workers=2, out=out, journal=False, disassemble=True)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert handed and [line["class"] for line in lines] == handed == list(range(len(handed)))
+    assert all(line["level"] for line in lines)

@@ -5,6 +5,7 @@ progress and disassembly as classes stream in; and `count`, the three counts exa
 from __future__ import annotations
 
 import contextlib
+import itertools
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -168,6 +169,22 @@ def run(
         if gap > PIPELINE_GAP:
             emit_ready(pipeline.finish())
 
+    def salvage() -> None:
+        """The run failed with an exception (a stop signal ends it in order, above): the classes the collector
+        salvaged into the pipeline, those held for the disassembly workers and those they have not given back
+        are still written, in order, taken apart here where the workers cannot; quietly, for the failure is
+        what the user must see."""
+        if pipeline is None or apart is None:
+            return
+        with contextlib.suppress(Exception):
+            emit_ready(pipeline.finish())
+        left = [*itertools.chain.from_iterable(waiting), *held]
+        waiting.clear()
+        held.clear()
+        with contextlib.suppress(Exception):
+            for cls, pieces in left:
+                emit(cls, pieces, _take_apart((apart.groups, [pieces]))[0])
+
     shown = _progress_display() if progress is True else progress or None
     left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
     try:
@@ -176,12 +193,16 @@ def run(
                 from ..search.pool import Pipeline, forked_pool
 
                 pipeline = Pipeline(stack.enter_context(forked_pool(workers)), _take_apart)
-            raw = enumerate_classes(prepared, engine, limit=limit, timeout=left, workers=workers,
-                                    on_class=on_class, progress=shown, journal=book, cluster=cluster,
-                                    on_ready=ready)
-            if pipeline is not None:
-                send_held()
-                emit_ready(pipeline.finish())
+            try:
+                raw = enumerate_classes(prepared, engine, limit=limit, timeout=left, workers=workers,
+                                        on_class=on_class, progress=shown, journal=book, cluster=cluster,
+                                        on_ready=ready)
+                if pipeline is not None:
+                    send_held()
+                    emit_ready(pipeline.finish())
+            except Exception:
+                salvage()
+                raise
     except BaseException:
         if sink is not None:  # the first error is the one to report, not a second one from closing
             with contextlib.suppress(CpsolveError):
