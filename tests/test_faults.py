@@ -323,13 +323,14 @@ sys.meta_path.insert(0, SignalAtImport)
 """
 
 
-def _entry_point() -> str:
-    """The `cpsolve` command as pip writes it, from the entry point pyproject.toml declares."""
+def _the_command() -> list[str]:
+    """The `cpsolve` command as pip installs it: the script pyproject.toml names, run by this interpreter (pip
+    writes its path over the script's `#!python`)."""
     import tomllib
 
-    target = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
-    module, function = target["project"]["scripts"]["cpsolve"].split(":")
-    return f"import sys; sys.argv[0] = '/usr/bin/cpsolve'; from {module} import {function}; sys.exit({function}())"
+    repo = Path(__file__).resolve().parent.parent
+    (script,) = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]["script-files"]
+    return [sys.executable, str(repo / script)]
 
 
 @pytest.mark.parametrize("how", ["python -m cpsolve", "the cpsolve command"])
@@ -341,13 +342,93 @@ def test_ctrl_c_at_any_import_of_the_command_line_prints_no_traceback(how, tmp_p
     (tmp_path / "sitecustomize.py").write_text(SIGNAL_AT_IMPORT, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path(__file__).resolve().parent.parent),
                                                         os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "cpsolve"] if how.startswith("python") else [sys.executable, "-c", _entry_point()]
+    command = [sys.executable, "-m", "cpsolve"] if how.startswith("python") else _the_command()
     rng = random.Random(26)
     for at in [1, 2, 3, 4, 5, 6, 8, 10, *sorted(rng.sample(range(11, 400), 10))]:
         proc = subprocess.run([*command, "list"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
                               env={**env, "CPSOLVE_TEST_SIGNAL_AT": str(at)}, check=False)
         assert proc.returncode in (0, 130), (at, proc.returncode, proc.stderr)
         assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr, (at, proc.stderr)
+
+
+SIGNAL_FROM_THE_FIRST_LINE = """
+import atexit, os, signal, sys, threading
+
+MODE, VALUE = os.environ["CPSOLVE_TEST_SIGNAL"].split(":")
+count = 0
+
+
+def ours(frame):
+    \"\"\"A frame of cpsolve's own code: the command's script, or the package (python -m cpsolve).\"\"\"
+    name = frame.f_code.co_filename.replace(os.sep, "/")
+    return name.endswith("/bin/cpsolve") or "/cpsolve/" in name
+
+
+def profile(frame, event, arg):
+    \"\"\"Counts the interpreter's events (calls and returns, of Python and of C) from the first one in
+    cpsolve's code on; sends Ctrl-C at the VALUE-th ("event"), or arms a timer of VALUE seconds at the first
+    ("time"); "count" says at exit how many there were.\"\"\"
+    global count
+    if count == 0 and not ours(frame):
+        return
+    count += 1
+    if MODE == "event" and count == int(VALUE):
+        sys.setprofile(None)
+        os.kill(os.getpid(), signal.SIGINT)
+    elif MODE == "time" and count == 1:
+        sys.setprofile(None)
+        threading.Timer(float(VALUE), os.kill, (os.getpid(), signal.SIGINT)).start()
+
+
+if MODE == "count":
+    atexit.register(lambda: os.write(2, f"events: {count}\\n".encode()))
+sys.setprofile(profile)
+"""
+
+
+def _early_runs(command: list[str], folder: Path, moments: list[str]) -> list[tuple[str, int]]:
+    """`command list` once per moment ("event:N", "time:S"), each checked: no traceback, exit 0 or 130."""
+    (folder / "sitecustomize.py").write_text(SIGNAL_FROM_THE_FIRST_LINE, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(Path(__file__).resolve().parent.parent),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    codes = []
+    for moment in moments:
+        proc = subprocess.run([*command, "list"], cwd=folder, capture_output=True, text=True, timeout=120,
+                              env={**env, "CPSOLVE_TEST_SIGNAL": moment}, check=False)
+        assert proc.returncode in (0, 130), (moment, proc.returncode, proc.stderr)
+        assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr, (moment, proc.stderr)
+        codes.append((moment, proc.returncode))
+    return codes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["python -m cpsolve", "the cpsolve command"])
+def test_ctrl_c_from_the_first_line_of_cpsolve_on_prints_no_traceback(how, tmp_path):
+    """Issue 35 item 10: 5 of 30 runs of `cpsolve list` stopped in their first milliseconds still printed a
+    traceback: pip's script for an entry point imports `re` first, the package is found and imported before
+    any handler, and an editable install's import hook ran at start-up. The command is its own script now
+    (bin/cpsolve answers stop signals on its first lines), the package answers them first when it is the
+    program, and an editable install is a path. The moments are counted in the interpreter's events (calls
+    and returns) from the first one in cpsolve's code: each of the 40 from the third on, a seeded sample of
+    all the later ones up to the end of `list`, and random times from that first event, by a timer thread.
+    Every run ends with 130 (or 0: the moment came after the end), never a traceback. The first two events
+    are the start of cpsolve's first frame and the call that sets the first handler: a signal sent from
+    the test's hook there is raised before any statement of cpsolve can answer it, as one during the
+    interpreter's own start-up (site and its .pth files, the check of the script's path) is."""
+    command = [sys.executable, "-m", "cpsolve"] if how.startswith("python") else _the_command()
+    (tmp_path / "sitecustomize.py").write_text(SIGNAL_FROM_THE_FIRST_LINE, encoding="utf-8")
+    counted = subprocess.run([*command, "list"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                             check=False, env={**os.environ, "CPSOLVE_TEST_SIGNAL": "count:0",
+                                               "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get(
+                                                   "PYTHONPATH", "")])})
+    assert counted.returncode == 0, counted.stderr
+    total = int(counted.stderr.strip().splitlines()[-1].removeprefix("events: "))
+    assert total > 1000  # the events of the imports and of `list`: the sample spans all of them
+    rng = random.Random(35)
+    moments = [f"event:{n}" for n in range(3, 43)] + [f"event:{n}" for n in sorted(rng.sample(range(43, total), 30))]
+    moments += [f"time:{rng.uniform(0.0, 0.3):.4f}" for _ in range(20)]
+    codes = _early_runs(command, tmp_path, moments)
+    assert sum(code == 130 for _, code in codes) >= 70  # the events up to the end of `list` all stopped it
 
 
 def test_a_killed_compare_child_is_a_failed_row_and_exit_1(tmp_path):

@@ -153,8 +153,20 @@ def main() -> None:
         sys.exit(1)
     if sys.stderr is None:
         _stderr_to_devnull()
+    before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     for sig in STOP_SIGNALS:
         signal.signal(sig, _stop)
+    try:
+        _main()
+    finally:
+        # The handlers from before the run again (the program's: end at once, quietly): a Ctrl-C while the
+        # interpreter shuts down raised KeyboardInterrupt in its exit code ("Exception ignored in ...").
+        for sig, handler in before.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+
+
+def _main() -> None:
+    """`main()` once its handlers are in place."""
     warnings.showwarning = _notice
     try:
         # inside the handlers: a stop signal while typer builds the command is a stop like any other
