@@ -131,7 +131,8 @@ def test_refusals_are_one_line(tmp_path: Path) -> None:
     journal = tmp_path / "run.journal"
     stopped = cpsolve("enumerate", "conway-5x5x5", "--workers", "2", "--limit", "400", "--quiet", "--no-save",
                       "--journal", str(journal), cwd=tmp_path)
-    assert "--resume continues the run" in stopped.stdout
+    assert stopped.stdout.splitlines()[-1].endswith(f"continue with: cpsolve enumerate conway-5x5x5 --workers 2 "
+                                                    f"--quiet --no-save --journal {journal} --resume")
     # Not resumed: refused, the work it holds is kept.
     again = cpsolve("enumerate", "conway-5x5x5", "--quiet", "--no-save", "--journal", str(journal), cwd=tmp_path,
                     check=False)

@@ -330,8 +330,9 @@ def _limits(
     """Solve, count and compare solvers on polycube packing and snake-cube puzzles.
 
     The --max-* options bound what a puzzle file may ask for, checked before anything is built; they go
-    before the command (cpsolve --max-cells N enumerate ...). Exit status: 0 done, 1 a failure, 2 bad input,
-    3 cut short by --timeout, 130/143/129 stopped by Ctrl-C, SIGTERM, SIGHUP.
+    before the command (cpsolve --max-cells N enumerate ...). Exit status: 0 done, 1 a failure (a file that
+    cannot be written included), 2 bad input (an output refused before the run included), 3 cut short by
+    --timeout, 130/143/129 stopped by Ctrl-C, SIGTERM, SIGHUP.
     """
     limits.configure(max_cells=max_cells, max_placements=max_placements, max_file_bytes=max_file_bytes,
                      max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing,
