@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import alive, descendants, one_line
+from conftest import alive, cpu_seconds, descendants, one_line, wait_until
 
 from cpsolve.errors import CpsolveError
 from cpsolve.puzzle.catalog import load
@@ -181,7 +181,7 @@ def test_killing_a_worker_from_outside_keeps_the_counts_exact(tmp_path):
     assert (result["total"], result["unique_rotation"], result["unique_symmetry"]) == TETRIS_CUBE
     assert result["status"] == "complete"
     assert file_counts(out_file) == TETRIS_CUBE  # the dead worker's part redone, nothing written twice
-    assert wait_gone(workers + descendants(proc.pid), 1.0) == []
+    assert wait_gone(workers + descendants(proc.pid), 10.0) == []
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)])
@@ -205,7 +205,7 @@ def test_a_stop_signal_ends_the_run_cleanly(sig, code, workers, tmp_path):
     # which the summary's total counts the assemblies actually visited (README: "interrupted runs").
     in_file = file_counts(out_file)
     assert in_file[2] == counts[2] and in_file[0] >= counts[0] and in_file[1] >= counts[1]
-    assert wait_gone(kids, 1.0) == []
+    assert wait_gone(kids, 10.0) == []
 
 
 def test_sigkill_of_the_parent_leaves_no_worker(tmp_path):
@@ -213,7 +213,7 @@ def test_sigkill_of_the_parent_leaves_no_worker(tmp_path):
     workers = wait_for_workers(proc, 2)
     proc.kill()
     proc.wait()
-    assert wait_gone(workers, 1.0) == []
+    assert wait_gone(workers, 10.0) == []
 
 
 def test_sigkill_of_compare_leaves_no_child_or_grandchild(tmp_path):
@@ -221,19 +221,20 @@ def test_sigkill_of_compare_leaves_no_child_or_grandchild(tmp_path):
     everyone = wait_for_workers(proc, 3)  # the measured child and its two workers
     proc.kill()
     proc.wait()
-    assert wait_gone(everyone, 1.5) == []
+    assert wait_gone(everyone, 10.0) == []  # gone with their parent (a busy machine may take a while)
 
 
 def test_sigterm_of_compare_stops_its_child_and_reports(tmp_path):
     proc = start("compare", "bedlam", "--backends", "dlx", cwd=tmp_path)
     child = wait_for_workers(proc, 1)
-    time.sleep(1.0)
+    # The measured child is searching (it has used CPU), whatever the load: a fixed second could end first.
+    assert wait_until(lambda: cpu_seconds(child[0]) >= 0.5 or proc.poll() is not None, within=60)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err
     assert "Traceback" not in err
     assert "interrupted" in out
-    assert wait_gone(child, 1.0) == []
+    assert wait_gone(child, 10.0) == []
 
 
 def _ignore_stops_and_sleep() -> None:
