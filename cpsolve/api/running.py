@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -104,13 +105,17 @@ def run(
     resuming: list[bool] = []
 
     def ready(resumed: bool) -> None:
-        """The journal is sound and open: the solutions file may now be replaced (or, resumed, kept)."""
+        """The journal is sound and open: the solutions file may now be replaced (or, resumed, kept). A file
+        that is not there yet is made now (empty until the first class), and a pipe or a device opened (its
+        reader waits for it): nothing is lost by that. An existing file waits for the first class."""
         resuming.append(resumed)
+        if path is not None and not os.path.isfile(path):
+            opened()
 
     def opened() -> SolutionsFile | None:
         """The solutions file, opened when the first class is written (or a complete run found none), not
         before: a run that fails or stops before it has anything to write (a cluster out of reach, a
-        worker lost at once, a deadline) leaves the file as it was."""
+        worker lost at once, a deadline) leaves a file that was there as it was."""
         nonlocal sink
         if sink is None and path is not None and resuming:
             sink = SolutionsFile(path, keep=resuming[0])
