@@ -136,22 +136,12 @@ def test_a_forged_or_doubled_id_is_not_taken(soma_one, tmp_path):
 def test_an_id_among_a_puzzles_classes_is_looked_for_within_the_deadline_and_in_bounded_memory(tmp_path):
     """`show t-tetracube-6x6x6 --id abcd` held every class it found (2.5 GB) and had no deadline: the classes
     are looked at as they come, and --timeout ends it (exit 3) saying how far it got."""
-    import os
-    import subprocess
-    import sys
-    import time
+    from test_limits import run_in_1gb
 
-    began = time.monotonic()
-    with open(tmp_path / "out", "w+") as out, open(tmp_path / "err", "w+") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "cpsolve", "show", "t-tetracube-6x6x6", "--id", "abcd",
-                                 "--timeout", "3"], stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)  # the usage of the command and of the search process it waited for
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    assert time.monotonic() - began < 30
-    one_line(subprocess.CompletedProcess(proc.args, proc.returncode, (tmp_path / "out").read_text(),
-                                         (tmp_path / "err").read_text()), 3,
-             "t-tetracube-6x6x6: the deadline passed after ", "solution classes, before every class was seen (")
-    assert usage.ru_maxrss < 500_000  # KB
+    proc, seconds, peak = run_in_1gb("show", "t-tetracube-6x6x6", "--id", "abcd", "--timeout", "3", cwd=tmp_path)
+    assert seconds < 30 and peak < 500  # MB, with its search process
+    one_line(proc, 3, "t-tetracube-6x6x6: the deadline passed after ", "solution classes, before every class was "
+             "seen (")
 
 
 @pytest.mark.skipif(not AL.exists(), reason=f"BurrTools example files not found at {AL.parent}")

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ..limits import check_drawing
 from ..puzzle.geometry import Cell
-from ..puzzle.names import unseen
+from ..puzzle.names import escaped, unseen
 
 
 def printable(text: str) -> str:
@@ -21,7 +21,7 @@ def printable(text: str) -> str:
     a name may not hold: newlines, ESC, NUL, C1 controls, right-to-left overrides, ...) written as its
     Python escape (`\\x1b`, `\\n`, `\\u202e`), so that a name, a key or a line from a file stays on
     its line and cannot send the terminal a command. A name the loader accepts is shown unchanged."""
-    return "".join(repr(ch)[1:-1] if unseen(ch) else ch for ch in text)
+    return escaped(text)
 
 
 def shell_command(words: Sequence[str]) -> str:

@@ -33,7 +33,7 @@ from yaml.constructor import SafeConstructor
 
 from ..errors import CpsolveError, unreadable
 from ..limits import active, box_volume, check, check_chain, check_container, exceeded
-from .names import check_names
+from .names import check_names, escaped
 from .schema import PuzzleFile
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024
@@ -292,7 +292,7 @@ def _errors(exc: ValidationError) -> CpsolveError:
             message = "unknown field"
         elif err["type"] == "missing":
             message = "required field is missing"
-        said.setdefault(_field_path(err["loc"]), message)
+        said.setdefault(escaped(_field_path(err["loc"])), message)  # a key of the file can hold a line break
     (first, message), *rest = said.items()
     others = [f"{field}: {text}" if field else text for field, text in rest[:SHOWN_ERRORS - 1]]
     more = len(rest) - len(others)
