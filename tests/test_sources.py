@@ -176,7 +176,11 @@ def test_a_puzzle_named_as_a_built_in_model_is_found_by_its_file_not_its_name(tm
     assert proc.returncode == 0, proc.stderr
     line = json.loads((tmp_path / "out" / "my.jsonl").read_text().splitlines()[0])
     assert line["puzzle"] == "soma"
-    assert line["origin"]["path"] == "puzzles/my.yaml" and line["origin"]["relative"] == "../puzzles/my.yaml"
+    assert line["origin"]["path"] == "../puzzles/my.yaml"  # from the solutions file: the same from any folder
+    again = cpsolve.run(cpsolve.load(tmp_path / "puzzles" / "my.yaml"), out=tmp_path / "out" / "again.jsonl",
+                        journal=False)
+    assert again.complete
+    assert (tmp_path / "out" / "again.jsonl").read_text() == (tmp_path / "out" / "my.jsonl").read_text()
     assert line["origin"]["sha256"] == sources_digest(cpsolve.load(tmp_path / "puzzles" / "my.yaml"))
     for cwd, name in ((tmp_path, "out/my.jsonl"), (tmp_path / "out", "my.jsonl"), (tmp_path / "puzzles",
                                                                                     "../out/my.jsonl")):
@@ -259,3 +263,17 @@ def sources_digest(puzzle: cpsolve.Puzzle) -> str:
     from cpsolve.puzzle.model import digest
 
     return digest(puzzle)
+
+
+def test_a_resume_from_another_folder_writes_the_same_lines(tmp_path):
+    """The lines keep the puzzle's path from the solutions file's folder, not as given: a resume started from
+    another folder (`../p.yaml`) checks the lines already there byte for byte and only appends."""
+    (tmp_path / "p.yaml").write_bytes((REPO / "cpsolve" / "models" / "soma.yaml").read_bytes())
+    (tmp_path / "sub").mkdir()
+    proc = run_cli("enumerate", "p.yaml", "--limit", "20", "--out", "s.jsonl", "-q", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    first = (tmp_path / "s.jsonl").read_bytes()
+    proc = run_cli("enumerate", "../p.yaml", "--out", "../s.jsonl", "--resume", "-q", cwd=tmp_path / "sub")
+    assert proc.returncode == 0, proc.stderr
+    after = (tmp_path / "s.jsonl").read_bytes()
+    assert after.startswith(first) and len(after.splitlines()) == 240

@@ -453,11 +453,11 @@ def _line_puzzle(record: Mapping[str, object], path: Path, known: dict[str, Puzz
     """The puzzle a line of the solutions file `path` names, found once per file and identity (`known`).
 
     A line written since solutions files keep their puzzle's `origin` (`output.solutions.origin_record`)
-    is matched by the puzzle's digest: its file is looked for beside the solutions file (`relative`),
-    then as it was given, beside the solutions file and from here (`path`; each problem of a BurrTools
-    file), a built-in model by its name. A file of the same name that is another puzzle, or none at
-    all, is not taken: a notice says the puzzle cannot be found and where it was looked for, and the
-    lines are read without it (unchecked, the pieces' colours by default). An older line, without
+    is matched by the puzzle's digest: its file (`path`) is looked for from the solutions file's folder,
+    then from here (each problem of a BurrTools file), a built-in model by its name. A file of the same
+    name that is another puzzle, or none at all, is not taken: a notice says the puzzle cannot be found
+    and where it was looked for, and the lines are read without it (unchecked, the pieces' colours by
+    default). An older line, without
     `origin`, names its puzzle by its name alone: a built-in model or a path, as before."""
     import json
     import warnings
@@ -492,9 +492,8 @@ def _find_puzzle(name: str, origin: Mapping[str, object], path: Path) -> tuple[P
     from ..puzzle.model import digest
 
     want = origin["sha256"]
-    places = [path.parent / str(origin[k]) for k in ("relative", "path") if isinstance(origin.get(k), str)]
-    if isinstance(origin.get("path"), str):
-        places.append(Path(str(origin["path"])))
+    given = origin.get("path")
+    places = [path.parent / given, Path(given)] if isinstance(given, str) else []
     tried: list[str] = []
     for place in dict.fromkeys(os.path.normpath(p) for p in places):
         if not os.path.isfile(place):

@@ -110,17 +110,17 @@ def rows_as_placements(problem: ExactCoverProblem, rows: Sequence[int]) -> list[
 def origin_record(puzzle: Puzzle, solutions: Path | None = None) -> dict[str, str]:
     """What each line keeps to find its puzzle again (`origin`), whatever the puzzle's name says: a name can
     rebind (a file whose `name:` is soma is not the built-in Soma). `sha256`: the puzzle's digest
-    (`model.digest`); for a puzzle read from a file, `path`, the file as it was given, and `relative`, the
-    same file from the folder of the solutions file (`solutions`, when known), so that the file is found
-    again from wherever it is read. A built-in model has neither: its name finds it."""
+    (`model.digest`); for a puzzle read from a file, `path`: the file from the folder of the solutions file
+    (`solutions`, when known; else as it was given), so that it is found again from wherever the lines are
+    read, and the lines are the same from whatever folder the run (or its resume, which checks the lines
+    already written byte for byte) was started. A built-in model has no path: its name finds it."""
     from ..puzzle.catalog import models_dir
 
     record = {"sha256": digest(puzzle)}
     origin = puzzle.origin
     if origin and Path(origin).parent != models_dir():
-        record["path"] = origin
-        if solutions is not None:
-            record["relative"] = os.path.relpath(os.path.abspath(origin), os.path.abspath(solutions.parent))
+        record["path"] = origin if solutions is None else os.path.relpath(os.path.abspath(origin),
+                                                                          os.path.abspath(solutions.parent))
     return record
 
 
