@@ -1,27 +1,21 @@
-"""The `cpsolve` program (`python -m cpsolve`, and the `cpsolve` command, whose entry point is `run`).
+"""The `cpsolve` program (`python -m cpsolve`; the `cpsolve` command is bin/cpsolve, which calls `run`).
 
-Stop signals are answered first, before anything else is imported: importing the command line
-(typer, and the stages below it) takes a tenth of a second, and a Ctrl-C in it printed Python's
-traceback (6 runs of 30 of `cpsolve list` stopped in their first 20 ms). Until `main()` installs the
-run's own handlers, a stop signal just ends the process with the usual status (130, 143, 129): there
-is nothing to tidy yet. Importing `cpsolve.cli` itself changes no signal handler, so a program that
-imports it for its own ends keeps its own.
+Stop signals are answered first, before anything else is imported: the package does it on its first
+lines when it is the program (cpsolve/__init__.py), the command's script before it imports the package.
+Importing the command line (typer, and the stages below it) takes a tenth of a second, and a Ctrl-C in
+it printed Python's traceback (6 runs of 30 of `cpsolve list` stopped in their first 20 ms). Until
+`main()` installs the run's own handlers, a stop signal just ends the process with the usual status
+(130, 143, 129): there is nothing to tidy yet. Importing `cpsolve.cli` itself changes no signal
+handler, so a program that imports it for its own ends keeps its own.
 
 Once the command has ended (its answer out, its exit status set) a stop signal is no longer the run's:
 the process is only shutting down, which can take a second (joining a Dask cluster's threads). A
 KeyboardInterrupt raised there printed "Exception ignored in: <module 'threading'>" and a traceback
-after a finished run, so the first such signal is noted and shutdown goes on quietly; a second one
-ends the process at once, should shutting down hang.
+after a finished run, so the first such signal is noted and shutdown goes on quietly, the command's
+status kept; a second one ends the process at once, should shutting down hang.
 """
 
 import os
-import signal
-
-
-def _quiet_exit(signum: int, _frame: object) -> None:
-    """Ctrl-C, SIGTERM or SIGHUP while cpsolve is still starting: nothing to tidy, no traceback."""
-    os._exit(128 + signum)
-
 
 _late: list[int] = []
 
@@ -34,15 +28,14 @@ def _late_stop(signum: int, _frame: object) -> None:
 
 
 def run() -> None:
-    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    for stop in stops:
-        signal.signal(stop, _quiet_exit)
     from .cli import main
 
     try:
         main()
     finally:
-        for stop in stops:
+        import signal
+
+        for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(stop, _late_stop)
 
 

@@ -89,6 +89,29 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used (user and system, from /proc): how far it has got whatever the load;
+    0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_until(done, within: float = 60, every: float = 0.01) -> bool:  # type: ignore[no-untyped-def]
+    """Poll `done()` until it holds (True) or `within` seconds have passed (False): a test waits for what it
+    can see happen, not for a time that a busy machine may need more of."""
+    import time
+
+    end = time.monotonic() + within
+    while not done():
+        if time.monotonic() > end:
+            return False
+        time.sleep(every)
+    return True
+
+
 EXAMPLES = Path(os.environ.get("CPSOLVE_EXAMPLES") or REPO.parent / "shared" / "burrtools-examples")
 """BurrTools' example puzzles (../shared, never copied into the repository): see its README. CPSOLVE_EXAMPLES
 names the folder where ../shared is not beside the checkout (a git worktree elsewhere)."""

@@ -303,23 +303,23 @@ def test_cli_count_approx_ctrl_c_is_one_line_and_leaves_no_process():
     import sys
     import time
 
-    from conftest import descendants
+    from conftest import descendants, wait_until
 
     proc = subprocess.Popen([sys.executable, "-m", "cpsolve", "count", "soma", "--approx", "-w", "2", "--walks", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     first = proc.stderr.readline()
     assert first.startswith("cpsolve: ApproxMC: counting 3 part(s)"), first
-    time.sleep(1.0)
+    # the isolated child and its counters, once they are there (a fixed second could come too soon)
+    assert wait_until(lambda: len(descendants(proc.pid)) >= 2, within=60)
     below = descendants(proc.pid)
-    assert len(below) >= 2  # the isolated child and its counters
     sent = time.monotonic()
     os.kill(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - sent < 6
     assert (proc.returncode, out, err) == (130, "", "cpsolve: count --approx: interrupted, nothing counted\n")
-    time.sleep(0.5)
-    assert [p for p in below if os.path.exists(f"/proc/{p}")] == []
+    gone = wait_until(lambda: not any(os.path.exists(f"/proc/{p}") for p in below), within=10)
+    assert gone, [p for p in below if os.path.exists(f"/proc/{p}")]
 
 
 def test_a_cnf_past_the_literal_limit_is_a_note_and_the_walks_still_answer():

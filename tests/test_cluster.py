@@ -226,9 +226,10 @@ def test_the_deadline_holds_even_when_a_part_ignores_it():
 
 
 class TracedDlx(DlxBackend):
-    """dlx that leaves a file named after its process and part when it starts one, and takes its time
-    over `slow` (so that a worker can be killed while it is inside that part). Not a registered class:
-    it travels pickled."""
+    """dlx that leaves a file named after its process and part when it starts one, and waits inside `slow`
+    until the test has killed that worker (it writes `released`; then the part's second run goes on): a worker
+    is killed while it is inside that part however long the other parts take, where a fixed second of
+    sleep could end first on a busy machine. Not a registered class: it travels pickled."""
 
     def __init__(self, trace: Path, slow: tuple[int, ...]):
         super().__init__()
@@ -236,8 +237,9 @@ class TracedDlx(DlxBackend):
 
     def _search(self, problem, forced, run):  # type: ignore[no-untyped-def]
         (self.trace / f"{os.getpid()}-{'.'.join(map(str, forced))}").touch()
-        if forced == self.slow:
-            time.sleep(1.0)
+        end = time.monotonic() + 120
+        while forced == self.slow and not (self.trace / "released").exists() and time.monotonic() < end:
+            time.sleep(0.01)
         super()._search(problem, forced, run)
         run.stats.details["pid"] = os.getpid()
 
@@ -261,6 +263,7 @@ def test_a_lost_workers_part_is_redone_and_counted_once(tmp_path):
                 assert inside[0] in workers_here() - before
                 os.kill(inside[0], signal.SIGKILL)
                 killed.append(inside[0])
+                (tmp_path / "released").touch()
         return []
 
     cluster.run_cluster(Work(judge_of(prepared), TracedDlx(tmp_path, parts[slow]), parts, order, None, run.collect,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from cpsolve.analysis.disassembly import DIRECTION_NAMES, DIRECTIONS, disassembl
 from cpsolve.analysis.explain import CoreArgument, explain_puzzle
 from cpsolve.analysis.explain import core as cores
 from cpsolve.analysis.explain.counting import ColourArgument, colouring, recheck
+from cpsolve.api.results import _relabel
 from cpsolve.problem.placements import ExactCoverProblem, Row
 from cpsolve.search.backends import get_backend
 from cpsolve.search.enumeration import prepare
@@ -383,13 +385,15 @@ def test_cli_refuses_bad_options_in_one_line(tmp_path: Path):
 
 
 def test_cli_says_in_one_line_when_the_deadline_came_first():
-    """A core takes seconds (results/explain.md): with a fraction of one, nothing is claimed, exit 1."""
+    """A core takes seconds (results/explain.md): with a fraction of one, nothing is claimed, exit 3 (as every
+    command's --timeout; it was 1)."""
     proc = run_cli("explain", str(PUZZLES / "explain-cubissimo-o.yaml"), "--timeout", "0.3")
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 3, proc.stderr
     heading, why = proc.stdout.splitlines()
     assert heading == "cubissimo-o: no explanation found"
     assert why in ("the deadline passed before a core was found",
-                   "the deadline passed before the search settled whether it has an assembly")
+                   "the deadline passed before the search settled whether it has an assembly",
+                   "the deadline passed while the colourings were tried")
 
 
 @needs_examples
@@ -428,3 +432,76 @@ def test_cli_module_uses_only_the_public_api():
     stages = {m for m in imported if m.startswith("..") or m.startswith("cpsolve.")}
     assert stages <= {"..errors", "..limits"}, stages
     assert "cpsolve" in imported
+
+
+# -- deadlines and bounds (issue 35 items 6 and 8) ---------------------------------------------------------
+
+
+def _timed(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], float, int]:
+    """The command's result, its wall time and its own peak memory in MB (with the processes it waited for),
+    measured as test_limits measures it: forked from a small Python, not from this test's process."""
+    from test_limits import run_in_1gb
+
+    return run_in_1gb(*args, cwd=cwd)
+
+
+def test_explain_of_a_far_index_keeps_its_deadline_and_its_memory(tmp_path):
+    """`explain ... --index 1000000 --timeout 5` ignored the timeout (1.9 GB: every class found was held)."""
+    proc, seconds, peak = _timed("explain", "t-tetracube-6x6x6", "--index", "1000000", "--timeout", "3", cwd=tmp_path)
+    assert proc.returncode == 3, proc.stderr
+    heading, why = proc.stdout.splitlines()
+    assert heading == "t-tetracube-6x6x6, solution 1000000: no explanation found"
+    assert why.startswith("the deadline passed while solution class 1000000 was looked for (")
+    assert seconds < 30 and peak < 500
+
+
+def test_explain_of_an_index_says_no_count_from_an_interrupted_search(monkeypatch):
+    """Ctrl-C during the search for the class reported "has 16207 classes" as a fact: only a complete search
+    says how many there are (the run is made to end interrupted from inside: no race with a signal)."""
+    from cpsolve.api import explaining
+
+    real = explaining.run
+    monkeypatch.setattr(explaining, "run", lambda puzzle, keep, **kw: _relabel(
+        real(puzzle, keep, **{**kw, "limit": 3}), "interrupted"))
+    with pytest.raises(KeyboardInterrupt):
+        cpsolve.explain(cpsolve.load("soma"), index=100)
+
+
+def test_the_colourings_keep_the_deadline(tmp_path):
+    """explain's colouring stage had no deadline: over 90 s on a 12x12x12 box of dominoes."""
+    import time
+
+    from cpsolve.analysis.explain.counting import Deadline
+
+    puzzle = cpsolve.puzzle_from_yaml(DOMINOES)
+    problem = prepare(puzzle).problem
+    with pytest.raises(Deadline):
+        colouring(puzzle, problem, time.perf_counter())
+    proc, seconds, _ = _timed_file(DOMINOES, tmp_path, "--timeout", "2")
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout.splitlines() == ["dominoes: no explanation found",
+                                        "the deadline passed while the colourings were tried"]
+    assert seconds < 30
+
+
+DOMINOES = """name: dominoes
+container: {box: [12, 12, 12]}
+pieces:
+  D: {cells: [[0,0,0],[1,0,0]], count: 864}
+"""
+
+
+def _timed_file(text: str, folder: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float, int]:
+    (folder / "p.yaml").write_text(text)
+    return _timed("explain", "p.yaml", *args, cwd=folder)
+
+
+def test_a_billion_copies_meet_the_volume_argument_at_once(tmp_path):
+    """`explain` of a `count: 1e9` piece took 40 s before the volume argument (its re-check shifted a number
+    two billion bits long); copies past what fits in the container count as the ones that fit."""
+    proc, seconds, peak = _timed_file("name: big\ncontainer: {box: [3, 3, 3]}\n"
+                                      "pieces: {D: {cells: [[0,0,0],[1,0,0]], count: 1000000000}}\n", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1] == ("Volume: the pieces fill 2000000000 cells (1000000000x2); the container "
+                                           "needs 27 cells.")
+    assert seconds < 15 and peak < 300

@@ -230,3 +230,29 @@ def test_huge_coordinates_are_drawn_when_close_and_refused_when_far_apart(comman
     (tmp_path / "s.jsonl").write_text(json.dumps({"puzzle": "x", "pieces": far}) + "\n", encoding="utf-8")
     one_line(run_cli(*command, cwd=tmp_path), 2, "s.jsonl:1: the drawing of a 1000000000000000000000000000001x1x1 "
              "bounding box is ", "(raise it with cpsolve --max-drawing N)")
+
+
+# -- damaged inputs on the fast paths (issue 35 item 8) ----------------------------------------------------
+
+
+def _without_pieces(tmp_path: Path) -> Path:
+    """Soma as a BurrTools file whose problem lists no pieces (the fast reader skips pydantic's checks)."""
+    import re
+
+    proc = run_cli("export", "soma", "--format", "xmpuzzle", "-o", "s.xmpuzzle", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = gzip.decompress((tmp_path / "s.xmpuzzle").read_bytes()).decode()
+    bare, n = re.subn(r"(<problem [^>]*>)\s*<shapes>.*?</shapes>", r"\1", text, flags=re.S)
+    assert n == 1
+    (tmp_path / "bare.xmpuzzle").write_text(bare)
+    return tmp_path / "bare.xmpuzzle"
+
+
+@pytest.mark.parametrize("command", [["solve"], ["enumerate", "--no-save", "-q"], ["show"], ["import"], ["count"],
+                                     ["estimate"], ["draw", "--pieces", "-o", "x.png"], ["export", "-o", "x.cnf"],
+                                     ["view", "-o", "x.html"], ["sample", "-n", "1"]])
+def test_a_burrtools_problem_without_pieces_is_one_line(command, tmp_path):
+    """A BurrTools problem without pieces gave IndexError ("internal error") in every command."""
+    bare = _without_pieces(tmp_path)
+    proc = run_cli(command[0], str(bare), *command[1:], cwd=tmp_path)
+    one_line(proc, 2, "bare.xmpuzzle: pieces: a 'pieces' puzzle needs at least one piece")

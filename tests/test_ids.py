@@ -114,12 +114,39 @@ def test_id_mistakes_are_one_line(soma_one, tmp_path):
     missing = next(f"{n:04x}" for n in range(1 << 16) if not any(i.startswith(f"{n:04x}") for i in ids_of(soma_one)))
     one_line(run_cli("show", str(soma_one), "--id", missing), 2, f"no solution's id starts with {missing}")
     one_line(run_cli("show", str(soma_one), "--id", "abcd", "--index", "2"), 2, "--id: give an index or an id")
-    record = lines(soma_one)[0]
+    records = lines(soma_one)
     twins = tmp_path / "twins.jsonl"
-    twins.write_text("".join(json.dumps({**record, "id": i}) + "\n" for i in ("abcd000000000000", "abcd111111111111")))
-    one_line(run_cli("show", str(twins), "--id", "abcd"), 2, "abcd starts the ids of 2 solutions (abcd000000000000, "
-                                                            "abcd111111111111...): give more digits")
-    assert run_cli("show", str(twins), "--id", "abcd1").returncode == 0
+    twins.write_text("".join(json.dumps({**r, "id": i}) + "\n" for r, i in zip(
+        records, ("abcd000000000000", "abcd111111111111"), strict=False)))
+    one_line(run_cli("show", str(twins), "--id", "abcd"), 2, "abcd starts the ids of solutions 0 and 1 (ids "
+                                                            "abcd000000000000 and abcd111111111111): give more digits")
+
+
+def test_a_forged_or_doubled_id_is_not_taken(soma_one, tmp_path):
+    """Issue 35: `show --id` with an ambiguous or forged id took the first match. A line whose id is not its
+    solution's is refused (the file was edited); two lines that match are ambiguous even with the same id."""
+    records = lines(soma_one)
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("".join(json.dumps({**r, "id": "abcd111111111111"} if r is records[5] else r) + "\n"
+                              for r in records))
+    one_line(run_cli("show", str(forged), "--id", "abcd1"), 2, "solution 5 holds id abcd111111111111, but its "
+             f"solution's id is {records[5]['id']} (the file was edited): not taken")
+    doubled = tmp_path / "doubled.jsonl"
+    doubled.write_text("".join(json.dumps(r) + "\n" for r in [*records, records[7]]))
+    one_line(run_cli("show", str(doubled), "--id", records[7]["id"]), 2,
+             f"starts the ids of solutions 7 and {len(records)} (the same id)")
+    assert run_cli("show", str(soma_one), "--id", records[7]["id"]).returncode == 0
+
+
+def test_an_id_among_a_puzzles_classes_is_looked_for_within_the_deadline_and_in_bounded_memory(tmp_path):
+    """`show t-tetracube-6x6x6 --id abcd` held every class it found (2.5 GB) and had no deadline: the classes
+    are looked at as they come, and --timeout ends it (exit 3) saying how far it got."""
+    from test_limits import run_in_1gb
+
+    proc, seconds, peak = run_in_1gb("show", "t-tetracube-6x6x6", "--id", "abcd", "--timeout", "3", cwd=tmp_path)
+    assert seconds < 30 and peak < 500  # MB, with its search process
+    one_line(proc, 3, "t-tetracube-6x6x6: the deadline passed after ", "solution classes, before every class was "
+             "seen (")
 
 
 @pytest.mark.skipif(not AL.exists(), reason=f"BurrTools example files not found at {AL.parent}")

@@ -245,3 +245,48 @@ def test_the_notebook_holds_no_machine_path():
     notebook = json.loads((REPO / "docs" / "example.ipynb").read_text())
     outputs = json.dumps([cell.get("outputs", []) for cell in notebook["cells"]])
     assert not re.findall(r"/(?:work|home|root|tmp|Users)/[\w./-]+", outputs)
+
+
+def test_min_level_says_how_many_lines_it_wrote(tmp_path):
+    """Issue 35: `--min-level 1.2` said "588 written" where 31 were: the summary counts the lines written."""
+    for level, written in (("1", 1), ("2", 0)):
+        proc = run_cli("enumerate", "six-piece-burr", "--disassemble", "--min-level", level, "--out", "x.jsonl",
+                       cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        lines = (tmp_path / "x.jsonl").read_text().splitlines()
+        assert len(lines) == written
+        assert f"{written} canonical solutions written to x.jsonl" in proc.stdout.splitlines()
+
+
+def test_a_pipe_given_as_a_puzzle_says_what_it_is(tmp_path):
+    """`show fifo` said "no such puzzle file"."""
+    os.mkfifo(tmp_path / "fifo")
+    for command in (["show", "fifo"], ["enumerate", "fifo"]):
+        one_line(run_cli(*command, cwd=tmp_path), 2, "fifo: is a pipe, a device or a socket, not a file")
+
+
+def test_a_yaml_puzzle_named_xmpuzzle_is_read_by_its_content(tmp_path):
+    """The README promises files are told by content: a YAML puzzle named t.xmpuzzle was read as BurrTools."""
+    (tmp_path / "t.xmpuzzle").write_bytes((REPO / "cpsolve" / "models" / "slothouber-graatsma.yaml").read_bytes())
+    data = run_json("enumerate", "t.xmpuzzle", "--no-save", "-q", cwd=tmp_path)
+    assert (data["total"], data["unique_symmetry"]) == (8, 1)
+    assert cpsolve.load(tmp_path / "t.xmpuzzle").name == "slothouber-graatsma"
+
+
+def test_sample_names_the_file_its_literal_limit_refuses():
+    """`sample PelikanBurr.xmpuzzle` was refused by --max-literals without naming the file."""
+    one_line(run_cli("--max-literals", "1000", "sample", "soma", "-n", "1"), 2,
+             "cpsolve/models/soma.yaml: the SAT model's estimated size in literals is ")
+
+
+def test_a_puzzle_file_with_several_problems_names_each(tmp_path):
+    """A YAML error with two problems named only the first ("and 1 more problems")."""
+    (tmp_path / "two.yaml").write_text("name: two\ncontainer: {box: [3, 3, 3]}\ncolour: red\n"
+                                       "pieces:\n  A: {cells: [[0,0,0]], count: 27, colr: blue}\n")
+    one_line(run_cli("enumerate", "two.yaml", cwd=tmp_path), 2,
+             "two.yaml: pieces.A.colr: unknown field; colour: unknown field")
+    many = "name: many\ncontainer: {box: [3, 3, 3]}\npieces:\n" + "".join(
+        f"  P{i}: {{cells: [[0,0,0]], bad{i}: 1}}\n" for i in range(6))
+    (tmp_path / "many.yaml").write_text(many)
+    proc = run_cli("enumerate", "many.yaml", cwd=tmp_path)
+    one_line(proc, 2, "many.yaml: pieces.P0.bad0: unknown field; pieces.P1.bad1: unknown field; ", "(and 2 more)")

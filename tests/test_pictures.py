@@ -375,9 +375,13 @@ def test_a_sheet_of_piece_range_solutions_labels_each_picture_with_its_own_piece
 
     sols = cpsolve.read_solutions(example_solutions["SolidSixPieceBurrs"], limit=6)
     assert len({frozenset(s.pieces) for s in sols}) > 2  # the solutions use different sticks
-    drawing = pictures.draw_sheet([(f"#{s.index}", s.pieces) for s in sols])
+    puzzle = sols[0].puzzle  # found again by the lines' origin: its colours and piece order, as the API draws it
+    assert puzzle is not None
+    drawing = pictures.draw_sheet([(f"#{s.index}", s.pieces) for s in sols], {p.name: p.color for p in puzzle.pieces},
+                                  [p.name for p in puzzle.pieces])
     assert len(drawing.panels) == 6
-    colours = solution_colors([s.pieces for s in sols])
+    colours = solution_colors([s.pieces for s in sols], {p.name: p.color for p in puzzle.pieces},
+                              [p.name for p in puzzle.pieces])
     every = {label: c for palette in colours for label, c in palette.items()}
     assert len(set(every.values())) == len(every)  # within the palette: one colour per stick for the whole sheet
     texts = [s for s in drawing.shapes if isinstance(s, pictures.Text)]

@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from conftest import run_cli, run_json
+from conftest import cpu_seconds, run_cli, run_json, wait_until
 
 from cpsolve.puzzle.catalog import load
 from cpsolve.search.backends.dlx import DlxBackend
@@ -113,7 +113,9 @@ def test_ctrl_c_stops_promptly() -> None:
          "-w", "1", "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    time.sleep(4)
+    # Into the SAT search, whatever the load: four CPU seconds (loading, preparing and the CNF take about one;
+    # a fixed 4 s of wall time could end inside pysat's CNF building on a busy machine).
+    assert wait_until(lambda: cpu_seconds(proc.pid) >= 4.0 or proc.poll() is not None, within=120)
     sent = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)

@@ -153,3 +153,129 @@ def test_with_solutions_takes_solutions_not_a_puzzle(tmp_path, solutions_txt):
                    str(solutions_txt))
     assert proc.returncode == 0 and "3 solutions written" in proc.stderr
     assert len(cpsolve.stored_solutions(tmp_path / "s.xmpuzzle")) == 3
+
+
+# -- a solutions file knows its puzzle (issue 35 item 4) ---------------------------------------------------
+
+RENAMED_SOMA = """name: soma
+container: {box: [2, 2, 1]}
+pieces:
+  L: {cells: [[0,0,0],[1,0,0],[0,1,0]]}
+  D: {cells: [[0,0,0]]}
+"""
+"""A puzzle whose `name:` is a built-in model's: its solutions are no Soma's."""
+
+
+def test_a_puzzle_named_as_a_built_in_model_is_found_by_its_file_not_its_name(tmp_path):
+    """A puzzle whose `name:` is soma wrote a file that every reader checked against the built-in Soma ("not a
+    solution of the puzzle it names"). The lines keep where the puzzle was read and its digest: found from the
+    solutions file's folder (relative), from anywhere else, and its colours and checks are the file's."""
+    (tmp_path / "puzzles").mkdir()
+    (tmp_path / "puzzles" / "my.yaml").write_text(RENAMED_SOMA)
+    (tmp_path / "out").mkdir()
+    proc = run_cli("enumerate", "puzzles/my.yaml", "--out", "out/my.jsonl", "-q", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    line = json.loads((tmp_path / "out" / "my.jsonl").read_text().splitlines()[0])
+    assert line["puzzle"] == "soma"
+    assert line["origin"]["path"] == "../puzzles/my.yaml"  # from the solutions file: the same from any folder
+    again = cpsolve.run(cpsolve.load(tmp_path / "puzzles" / "my.yaml"), out=tmp_path / "out" / "again.jsonl",
+                        journal=False)
+    assert again.complete
+    assert (tmp_path / "out" / "again.jsonl").read_text() == (tmp_path / "out" / "my.jsonl").read_text()
+    assert line["origin"]["sha256"] == sources_digest(cpsolve.load(tmp_path / "puzzles" / "my.yaml"))
+    for cwd, name in ((tmp_path, "out/my.jsonl"), (tmp_path / "out", "my.jsonl"), (tmp_path / "puzzles",
+                                                                                    "../out/my.jsonl")):
+        proc = run_cli("show", name, cwd=cwd)
+        assert proc.returncode == 0 and proc.stderr == "", (cwd, proc.stderr)
+        assert proc.stdout.startswith("soma, solution 0") and "LL" in proc.stdout
+    solutions = cpsolve.read_solutions(tmp_path / "out" / "my.jsonl")
+    assert solutions[0].puzzle is not None and solutions[0].puzzle.origin.endswith("my.yaml")
+
+
+def test_a_puzzle_that_cannot_be_found_is_said_once_with_where_it_was_looked_for(tmp_path):
+    (tmp_path / "my.yaml").write_text(RENAMED_SOMA)
+    proc = run_cli("enumerate", "my.yaml", "--out", "my.jsonl", "-q", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    shutil.move(tmp_path / "my.jsonl", moved / "my.jsonl")
+    proc = run_cli("view", "my.jsonl", "-o", "v.html", cwd=moved)
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("cpsolve: note:")]
+    assert notes == ["cpsolve: note: my.jsonl: the puzzle its solutions are of cannot be found (puzzle soma, digest "
+                     f"{json.loads((moved / 'my.jsonl').read_text())['origin']['sha256']}: my.yaml (no such file)); "
+                     "its solutions are read without it: unchecked, in default colours"]
+    (moved / "my.yaml").write_text(RENAMED_SOMA.replace("D: {cells: [[0,0,0]]}", "D: {cells: [[0,0,0]], count: 1}"))
+    assert run_cli("show", "my.jsonl", cwd=moved).stderr == ""  # the same puzzle, written otherwise: found
+    (moved / "my.yaml").write_text(RENAMED_SOMA.replace("[2, 2, 1]", "[1, 2, 2]"))
+    proc = run_cli("show", "my.jsonl", cwd=moved)
+    assert proc.returncode == 0 and "my.yaml (another puzzle)" in proc.stderr, proc.stderr
+
+
+def test_a_file_from_before_origins_still_names_its_puzzle_by_name(tmp_path):
+    """Old files (no `origin`) are read as before: the name is a built-in model, or a path."""
+    lines = [json.loads(s.as_line()) for s in cpsolve.enumerate(cpsolve.load("soma"), limit=3)]
+    for record in lines:
+        del record["origin"]
+    (tmp_path / "old.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    read = cpsolve.read_solutions(tmp_path / "old.jsonl")
+    assert [s.puzzle.name if s.puzzle else None for s in read] == ["soma"] * 3
+    assert run_cli("show", "old.jsonl", "--index", "2", cwd=tmp_path).returncode == 0
+
+
+def test_each_reader_loads_the_puzzle_once(tmp_path, monkeypatch):
+    """Readers loaded the `puzzle` field once per line (20 lines: 18.5 s)."""
+    from cpsolve.api import sources
+
+    (tmp_path / "my.yaml").write_text(RENAMED_SOMA.replace("[2, 2, 1]", "[4, 3, 1]").replace(
+        "D: {cells: [[0,0,0]]}", "D: {cells: [[0,0,0],[1,0,0]], count: 3}\n  M: {cells: [[0,0,0]], count: 3}"))
+    puzzle = cpsolve.load(tmp_path / "my.yaml")
+    cpsolve.run(puzzle, out=tmp_path / "my.jsonl", journal=False)
+    assert len((tmp_path / "my.jsonl").read_text().splitlines()) == 164
+    calls: list[str] = []
+    real = sources.source
+
+    def counted(text, problem=None):  # type: ignore[no-untyped-def]
+        calls.append(str(text))
+        return real(text, problem)
+
+    monkeypatch.setattr(sources, "source", counted)
+    src = cpsolve.source(tmp_path / "my.jsonl")
+    assert src.puzzle is not None and len(src.solutions()) >= 10 and len(list(src.each())) >= 10
+    assert src.solution(id=src.solutions()[3].id or "").index == 3
+    assert calls == [str(tmp_path / "my.yaml")]
+
+
+@needs_examples
+def test_a_burrtools_problem_is_found_again_by_its_digest(tmp_path):
+    """A solutions file of problem 1 of a BurrTools file is checked against problem 1, not the first."""
+    path = EXAMPLES / "DemoMirrorParadox.xmpuzzle"  # two problems, each with assemblies
+    wanted = next((k for k in range(1, len(cpsolve.source(path).problems))
+                   if cpsolve.count(cpsolve.puzzle_from_xmpuzzle(path, k)).total), None)
+    assert wanted is not None
+    proc = run_cli("enumerate", str(path), "--problem", str(wanted), "--limit", "2", "--out", "b.jsonl", "-q",
+                   cwd=tmp_path)
+    assert proc.returncode in (0, 3), proc.stderr
+    read = cpsolve.read_solutions(tmp_path / "b.jsonl")
+    assert read[0].puzzle is not None
+    assert sources_digest(read[0].puzzle) == sources_digest(cpsolve.puzzle_from_xmpuzzle(path, wanted))
+
+
+def sources_digest(puzzle: cpsolve.Puzzle) -> str:
+    from cpsolve.puzzle.model import digest
+
+    return digest(puzzle)
+
+
+def test_a_resume_from_another_folder_writes_the_same_lines(tmp_path):
+    """The lines keep the puzzle's path from the solutions file's folder, not as given: a resume started from
+    another folder (`../p.yaml`) checks the lines already there byte for byte and only appends."""
+    (tmp_path / "p.yaml").write_bytes((REPO / "cpsolve" / "models" / "soma.yaml").read_bytes())
+    (tmp_path / "sub").mkdir()
+    proc = run_cli("enumerate", "p.yaml", "--limit", "20", "--out", "s.jsonl", "-q", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    first = (tmp_path / "s.jsonl").read_bytes()
+    proc = run_cli("enumerate", "../p.yaml", "--out", "../s.jsonl", "--resume", "-q", cwd=tmp_path / "sub")
+    assert proc.returncode == 0, proc.stderr
+    after = (tmp_path / "s.jsonl").read_bytes()
+    assert after.startswith(first) and len(after.splitlines()) == 240

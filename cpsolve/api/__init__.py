@@ -33,7 +33,10 @@ from ..errors import CpsolveError, CpsolveNotice
 from ..puzzle.model import Puzzle
 from .approx import ApproxCounts, count_approx, sample
 from .burrtools import BackendInfo, Decoded, Imported, backends, decode, import_xmpuzzle, stored_solutions
+from .common import check_output as check_output
 from .common import printable
+from .common import shell_command as shell_command
+from .common import write_output as write_output
 from .comparing import Comparison, Report, compare, report
 from .design import Suggestion, UniqueDesign, design_pieces, design_snakes, design_unique
 from .display import _install_display

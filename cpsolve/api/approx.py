@@ -211,7 +211,11 @@ def sample(puzzle: Puzzle, n: int, *, seed: int = 1, timeout: float | None = Non
     problem = prepared.problem
     classes: dict[bytes, int] = {}
     out = []
-    for rows in uniform_rows(encode(problem, APPROX_ENCODING), n, seed, timeout):
+    try:
+        cnf = encode(problem, APPROX_ENCODING)
+    except CpsolveError as exc:  # --max-literals: the puzzle's file is what is too big
+        raise exc.located(puzzle.origin or puzzle.name) from None
+    for rows in uniform_rows(cnf, n, seed, timeout):
         forms = prepared.canonicalizer.forms(problem, rows)
         index = classes.setdefault(forms.symmetry_key, len(classes))
         out.append(Solution(prepared.name, _frozen(labelled(problem, rows_as_placements(problem, rows))), index,

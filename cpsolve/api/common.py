@@ -47,6 +47,14 @@ def printable(text: str) -> str:
     return shown(text)
 
 
+def shell_command(words: Sequence[str]) -> str:
+    """A command as the command line shows it to be typed again: each word quoted for a POSIX shell, words
+    with characters a terminal does not show as `$'...'` escapes (`output.text.shell_command`)."""
+    from ..output.text import shell_command as quoted
+
+    return quoted(words)
+
+
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     head = "".join(f"<th>{markup(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{markup(v)}</td>" for v in row) + "</tr>" for row in rows)
@@ -58,3 +66,29 @@ def _iframe(document: str, height: int) -> str:
     and element ids stay its own (two solutions in one notebook would otherwise share them)."""
     return (f'<iframe srcdoc="{markup(document)}" style="width:100%;height:{height}px;border:0" '
             'sandbox="allow-scripts"></iframe>')
+
+
+Inputs = Sequence[tuple[PathLike, str]]
+"""A command's input files, each with what it is ("the puzzle file"): what it must not write over."""
+
+
+def check_output(path: PathLike, inputs: Inputs = (), option: str = "--out") -> None:
+    """Refuse, before any work, an output that is one of `inputs` (also through a link), an SQLite database
+    (a journal) or its side files, a folder, or a file in a missing folder: one line, exit code 2. Every
+    command that writes a file checks it here (`output.files.check_destination`)."""
+    from pathlib import Path
+
+    from ..output.files import check_destination
+
+    check_destination(Path(path), [(Path(p), what) for p, what in inputs], option)
+
+
+def write_output(path: PathLike, data: bytes | str, inputs: Inputs = (), option: str = "--out") -> None:
+    """`check_output`, then replace the file with `data` once it is written whole (a temporary file made
+    exclusively beside it, renamed over it; a pipe or a device is written in place). A failed write is
+    one line, exit code 1, and leaves the old file as it was."""
+    from pathlib import Path
+
+    from ..output.files import write_file
+
+    write_file(Path(path), data, [(Path(p), what) for p, what in inputs], option)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -40,11 +40,13 @@ def design_snakes(box: str = "3x3x3", *, out: PathLike | None = None, puzzles: P
     import random
 
     from ..analysis.design import snake
+    from ..output.files import LineFile, check_destination, write_file
 
     size = snake.parse_box(box)
     label = "x".join(map(str, size))
     path = Path(out) if out is not None else Path(f"snake-{label}.{'sample' if sample else 'census'}.jsonl")
     folder = None if puzzles is None else Path(puzzles)
+    check_destination(path)
     start = time.perf_counter()
     graph = snake.box_graph(size)
     source = f"cpsolve design snake --box {label}" + (f" --sample {sample} --seed {seed}" if sample else "")
@@ -58,9 +60,9 @@ def design_snakes(box: str = "3x3x3", *, out: PathLike | None = None, puzzles: P
         nonlocal written
         if folder is None or written >= max_files:
             return
-        folder.mkdir(parents=True, exist_ok=True)
         name = f"snake-{label}-{chain.sequence:x}"
-        (folder / f"{name}.yaml").write_text(snake.chain_puzzle_text(size, chain, name, source), encoding="utf-8")
+        text = snake.chain_puzzle_text(size, chain, name, source)
+        _write_puzzle_file(folder, f"{name}.yaml", text, [(path, "the --out file")])
         written += 1
 
     summary: dict[str, object]
@@ -68,16 +70,20 @@ def design_snakes(box: str = "3x3x3", *, out: PathLike | None = None, puzzles: P
         rng = random.Random(seed)
         tally = {"drawn": 0, "unique": 0, "several": 0, "undecided": 0}
         first_unique: float | None = None
-        with path.open("w", encoding="utf-8") as sink:
+        sink = LineFile(path)  # emptied when the first unique chain is found, not before
+        try:
             for i, draw in builtins.enumerate(snake.sample(graph, sample, rng, max_nodes, workers)):
                 tally["drawn"] += 1
                 tally[draw.verdict] += 1
                 if draw.chain is not None:
                     first_unique = first_unique or time.perf_counter() - start
                     sink.write(json.dumps(draw.chain.as_json()) + "\n")
-                    sink.flush()
                     write_puzzle(draw.chain)
                 say(f"{label}: sample {i + 1}/{sample}: {tally}, {time.perf_counter() - start:.1f} s")
+        except BaseException:
+            sink.close()
+            raise
+        sink.close(touch=True)
         seconds = time.perf_counter() - start
         summary = {"box": label, "sampled": sample, **tally, "seconds": round(seconds, 2),
                    "unique_per_hour": round(tally["unique"] * 3600 / seconds, 1),
@@ -87,8 +93,7 @@ def design_snakes(box: str = "3x3x3", *, out: PathLike | None = None, puzzles: P
             say(f"{label}: part {done}/{total} of the census, {time.perf_counter() - start:.1f} s")
 
         result = snake.census(size, workers=workers, progress=parts)
-        with path.open("w", encoding="utf-8") as sink:
-            sink.writelines(json.dumps(c.as_json()) + "\n" for c in result.chains)
+        write_file(path, "".join(json.dumps(c.as_json()) + "\n" for c in result.chains))
         for chain in result.chains:
             if chain.foldings == 1:
                 write_puzzle(chain)
@@ -113,6 +118,7 @@ def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes"
     (56, 5)"""
     from ..analysis.design import pieces as design
     from ..analysis.design.snake import parse_box
+    from ..output.files import LineFile, check_destination
 
     boxes = [parse_box(b, max_cells=None) for b in box.split(",") if b.strip()]
     shapes = design.pool_from(pool) if isinstance(pool, str) else {p.name: p.shape for p in pool.pieces}
@@ -120,11 +126,14 @@ def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes"
     pool_text = pool if isinstance(pool, str) else pool.origin or pool.name
     path = Path(out) if out is not None else Path("pieces.design.jsonl")
     folder = None if puzzles is None else Path(puzzles)
+    inputs = [] if isinstance(pool, str) or not pool.origin else [(Path(pool.origin), "the pool's puzzle file")]
+    check_destination(path, inputs)
     start = time.perf_counter()
     counts: dict[str, int] = {"candidates": 0, "unique": 0, "several": 0, "none": 0, "pruned": 0, "timeout": 0}
     first_unique: float | None = None
     written = 0
-    with path.open("w", encoding="utf-8") as sink:
+    sink = LineFile(path)  # emptied when the first candidate is judged, not before
+    try:
         for verdict in design.search(design.jobs(boxes, shapes, copies), shapes, backend=backend, workers=workers,
                                      timeout=timeout):
             counts["candidates"] += 1
@@ -133,14 +142,17 @@ def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes"
             if verdict.status == "unique":
                 first_unique = first_unique or time.perf_counter() - start
                 if folder is not None and written < max_files:
-                    folder.mkdir(parents=True, exist_ok=True)
                     name = f"unique-{'x'.join(map(str, verdict.box))}-{counts['unique']}"
                     source = f"cpsolve design pieces --box {box} --pool {pool_text} --copies {copies}"
-                    (folder / f"{name}.yaml").write_text(design.puzzle_text(verdict, shapes, name, source),
-                                                         encoding="utf-8")
+                    _write_puzzle_file(folder, f"{name}.yaml", design.puzzle_text(verdict, shapes, name, source),
+                                       [*inputs, (path, "the --out file")])
                     written += 1
             if progress is not None:
                 progress(", ".join(f"{k} {v}" for k, v in counts.items()) + f"; {time.perf_counter() - start:.1f} s")
+    except BaseException:
+        sink.close()
+        raise
+    sink.close(touch=True)
     seconds = time.perf_counter() - start
     return {
         "boxes": ",".join("x".join(map(str, b)) for b in boxes), **counts, "seconds": round(seconds, 2),
@@ -211,16 +223,24 @@ def design_unique(puzzle: Puzzle, change: str = "fix", *, backend: str = "auto",
                                    source=source or f"cpsolve design unique {puzzle.name} --change {change}")
     seconds = time.perf_counter() - start
     out = []
+    inputs = [] if not puzzle.origin else [(Path(puzzle.origin), "the puzzle file")]
     for c, file_name in zip(found.changes, found.file_names(), strict=True):
         path = None if puzzles is None else Path(puzzles) / file_name
         if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(c.file_text, encoding="utf-8")
-            except OSError as exc:
-                raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path),
-                                   exit_code=1) from None
+            _write_puzzle_file(Path(puzzles), file_name, c.file_text, inputs)  # type: ignore[arg-type]
         out.append(Suggestion(c.text, MappingProxyType(dict(c.detail)), c.orbit, c.verified_total, c.file_text,
                               None if path is None else str(path)))
     return UniqueDesign(found.puzzle, found.kind, found.assemblies, found.size, found.candidates, found.note,
                         seconds, tuple(out), found.headline(seconds))
+
+
+def _write_puzzle_file(folder: Path, name: str, text: str, inputs: Sequence[tuple[Path, str]]) -> None:
+    """A designed puzzle as a file in `folder` (made if missing), checked and written as every output is
+    (`output.files.write_file`): never over an input of the run."""
+    from ..output.files import write_file
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CpsolveError(f"cannot make the folder: {exc.strerror or exc}", where=str(folder), exit_code=1) from None
+    write_file(folder / name, text, inputs, "--puzzles")

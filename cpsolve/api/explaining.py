@@ -232,7 +232,11 @@ def explain(
     if not isinstance(what, (Puzzle, Solution)):
         what = _explained_source(what, index)
     if isinstance(what, Puzzle) and index is not None:
-        what = _nth_class(what, index)
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
+        nth = _nth_class(what, index, left)
+        if isinstance(nth, Explanation):
+            return nth
+        what = nth
     if isinstance(what, Solution):
         puzzle = what.puzzle
         if puzzle is not None and puzzle.kind == "chain":
@@ -275,11 +279,31 @@ def _explained_source(source: PathLike, index: int | None) -> Puzzle | Solution:
     return puzzle
 
 
-def _nth_class(puzzle: Puzzle, index: int) -> Solution:
-    """The `index`-th solution class of the puzzle, found as `cpsolve disassemble MODEL --index N` finds it."""
-    found: list[Solution] = []
-    run(puzzle, found.append, limit=index + 1)
-    if len(found) <= index:
-        raise CpsolveError(f"has {len(found)} solution classes (indices 0 to {len(found) - 1}); there is no index "
-                           f"{index}", where=puzzle.name, field="index")
-    return found[index]
+def _nth_class(puzzle: Puzzle, index: int, timeout: float | None) -> Solution | Explanation:
+    """The `index`-th solution class of the puzzle, found as `cpsolve disassemble MODEL --index N` finds it;
+    only that one is kept (the classes before it are counted, not held: an index of a million held a million
+    solutions, 1.9 GB). A deadline that passes first is an "unknown" explanation saying how far the search
+    got; Ctrl-C is KeyboardInterrupt: only a complete search may say how many classes there are."""
+    from ..analysis.explain import Report
+
+    began = time.perf_counter()
+    kept: list[Solution] = []
+
+    def keep(solution: Solution) -> None:
+        if solution.index == index:
+            kept.append(solution)
+
+    result = run(puzzle, keep, limit=index + 1, timeout=timeout)
+    if kept:
+        return kept[0]
+    if result.status == "interrupted":
+        raise KeyboardInterrupt
+    n = result.counts.unique_symmetry
+    if result.status == "complete":
+        raise CpsolveError(f"has {n} solution classes (indices 0 to {n - 1}); there is no index {index}",
+                           where=puzzle.name, field="index")
+    note = (f"the deadline passed while solution class {index} was looked for ({n} classes found before it)"
+            if result.status == "timeout" else f"the search stopped ({result.status}) after {n} classes, before "
+            f"solution class {index}")
+    report = Report(puzzle.name, "unknown", None, ("search",), time.perf_counter() - began, note)
+    return _explanation(report, puzzle, index)

@@ -65,14 +65,15 @@ class Solution:
 
     def as_line(self, extra: Mapping[str, object] | None = None) -> str:
         """The solution as a line of the JSON-lines file `cpsolve enumerate` writes (`extra`: more keys)."""
-        from ..output.solutions import class_line
+        from ..output.solutions import class_line, origin_record
 
         if self.index is None or self.assemblies is None or self.mirror_distinct is None:
             raise CpsolveError("only a solution class (from enumerate or run) is a line of a solutions file",
                                where=self.name)
         pieces = {k: list(v) for k, v in self.pieces.items()}
+        origin = None if self.puzzle is None else origin_record(self.puzzle)
         return class_line(self.name, self.index, self.assemblies, self.mirror_distinct, pieces,
-                          dict(extra) if extra else None, self.id)
+                          dict(extra) if extra else None, self.id, origin)
 
     def __str__(self) -> str:
         """The solution as z-layers of letters, one letter per piece (what `cpsolve solve` prints)."""

@@ -5,6 +5,8 @@ progress and disassembly as classes stream in; and `count`, the three counts exa
 from __future__ import annotations
 
 import contextlib
+import itertools
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -72,12 +74,13 @@ def run(
     >>> names, r.status
     ([0, 1, 2], 'stopped')
     """
+    from ..output.files import check_destination
     from ..output.solutions import (
         LineWriter,
         SolutionsFile,
-        check_destination,
         default_solutions_path,
         labelled,
+        origin_record,
         sort_by_id,
     )
     from ..search.enumeration import enumerate_classes
@@ -95,17 +98,31 @@ def run(
     path = None if out is None or out is False else default_solutions_path(puzzle.name) if out is True else Path(out)
     origin = Path(puzzle.origin) if puzzle.origin and Path(puzzle.origin).is_file() else None
     if path is not None:
-        check_destination(path, origin)
+        check_destination(path, [] if origin is None else [(origin, "the puzzle file")])
     book = _journal_plan(journal, resume, path, origin, command)
     sink: SolutionsFile | None = None
     problem = prepared.problem
-    lines = LineWriter(prepared.name, problem)
+    lines = LineWriter(prepared.name, problem, None if path is None else origin_record(puzzle, path))
+    readied: list[int | None] = []
+    """What `ready` was told: None (a fresh run) or the bytes a resumed run keeps."""
 
     def ready(keep: int | None) -> None:
-        """The journal is sound and open: only now is the solutions file emptied (or, resumed, kept)."""
+        """The journal is sound and open. A resumed run's solutions file is opened now (kept: the journal's
+        last classes are matched against it, its first `keep` bytes checked; nothing in it changes). A fresh
+        run's is made now only where there is none (empty until the first class; a pipe or a device opened,
+        its reader waits for it): an existing file is replaced only when the first class is written."""
+        readied.append(keep)
+        if path is not None and (keep is not None or not os.path.isfile(path)):
+            opened()
+
+    def opened() -> SolutionsFile | None:
+        """The solutions file, opened when the first class is written (or a complete run found none), not
+        before: a fresh run that fails or stops before it has anything to write (a cluster out of reach, a
+        worker lost at once, a deadline) leaves a file that was there as it was."""
         nonlocal sink
-        if path is not None:
-            sink = SolutionsFile(path, keep=keep)
+        if sink is None and path is not None and readied:
+            sink = SolutionsFile(path, keep=readied[0])
+        return sink
 
     ids: list[str] = []
 
@@ -114,8 +131,8 @@ def run(
         extra = None if apart is None or taken is None else apart.record(cls, taken)
         if sort:
             ids.append(cls.id)
-        if sink is not None and (apart is None or extra is not None):
-            sink.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra, cls.id))
+        if path is not None and (apart is None or extra is not None) and (out_file := opened()) is not None:
+            out_file.write(lines.line(cls.index, cls.assemblies, cls.mirror_distinct, cls.placements, extra, cls.id))
         if on_solution is not None and pieces is not None:
             on_solution(Solution(prepared.name, _frozen(pieces), cls.index, cls.assemblies, cls.mirror_distinct,
                                  puzzle, level=None if taken is None else taken[1], id=cls.id))
@@ -160,6 +177,22 @@ def run(
         if gap > PIPELINE_GAP:
             emit_ready(pipeline.finish())
 
+    def salvage() -> None:
+        """The run failed with an exception (a stop signal ends it in order, above): the classes the collector
+        salvaged into the pipeline, those held for the disassembly workers and those they have not given back
+        are still written, in order, taken apart here where the workers cannot; quietly, for the failure is
+        what the user must see."""
+        if pipeline is None or apart is None:
+            return
+        with contextlib.suppress(Exception):
+            emit_ready(pipeline.finish())
+        left = [*itertools.chain.from_iterable(waiting), *held]
+        waiting.clear()
+        held.clear()
+        with contextlib.suppress(Exception):
+            for cls, pieces in left:
+                emit(cls, pieces, _take_apart((apart.groups, [pieces], apart.grid))[0])
+
     shown = _progress_display() if progress is True else progress or None
     left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
     try:
@@ -170,7 +203,8 @@ def run(
                 pipeline = Pipeline(stack.enter_context(forked_pool(workers)), _take_apart)
 
             def written() -> int:
-                """Before a journal commit: every class handed on is in the file (taken apart first)."""
+                """Before a journal commit: every class handed on is in the file (taken apart first); the
+                bytes of the file's whole lines (0 while a fresh run has written none)."""
                 if pipeline is not None:
                     send_held()
                     emit_ready(pipeline.finish())
@@ -178,10 +212,14 @@ def run(
 
             settings = RunSettings(engine, workers=workers, limit=limit, timeout=left, cluster=cluster, journal=book,
                                    progress=shown)
-            raw = enumerate_classes(prepared, settings, on_class=on_class, on_ready=ready, written=written)
-            if pipeline is not None:
-                send_held()
-                emit_ready(pipeline.finish())
+            try:
+                raw = enumerate_classes(prepared, settings, on_class=on_class, on_ready=ready, written=written)
+                if pipeline is not None:
+                    send_held()
+                    emit_ready(pipeline.finish())
+            except Exception:
+                salvage()
+                raise
     except BaseException:
         if sink is not None:  # the first error is the one to report, not a second one from closing
             with contextlib.suppress(CpsolveError):
@@ -190,15 +228,17 @@ def run(
     finally:
         if shown is not None and progress is True:
             shown.close()  # type: ignore[attr-defined]
+    complete = raw.status.value == "complete"
+    if complete:
+        opened()  # a complete run that found nothing: the file says so, empty
     if sink is not None:
         sink.close()
-    complete = raw.status.value == "complete"
     if sort and complete and path is not None and path.is_file():
         sort_by_id(path, ids)
     kept = book is not None and not (complete and journal is True)
     if book is not None and not kept:
         remove(book.path)  # the default journal has served its purpose
-    return _result(raw, prepare_seconds=prepare_seconds, solutions_file=None if path is None else str(path),
+    return _result(raw, prepare_seconds=prepare_seconds, solutions_file=None if sink is None else str(path),
                    journal=str(book.path) if book is not None and kept else None,
                    disassembly=None if apart is None else apart.tally.as_json())
 

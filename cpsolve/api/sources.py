@@ -9,7 +9,7 @@ import builtins
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -19,7 +19,7 @@ from ..errors import CpsolveError
 from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
 from .burrtools import _stored
-from .common import PathLike, _frozen
+from .common import TIMEOUT_EXIT, PathLike, _frozen
 from .iteration import enumerate
 from .results import Solution
 from .solving import solve
@@ -154,16 +154,17 @@ class Source:
 
     @cached_property
     def puzzle(self) -> Puzzle | None:
-        """The puzzle; for a solutions file the one its lines name, when that loads (a built-in model, a
-        path), else None."""
+        """The puzzle; for a solutions file the one its lines name (`origin`: the file it was read from,
+        found beside the solutions file or from here, and checked against its digest; a built-in model
+        by its name), else None, with a notice saying why."""
         if self.kind == "solutions":
-            name = self.named
-            if name is None:
-                return None
+            from ..output.solutions import read_solutions as read_lines
+
             try:
-                return load(name)
+                first = read_lines(Path(self.given), 1)[0][1]
             except CpsolveError:
                 return None
+            return _line_puzzle(first, Path(self.given), self._known)
         if self.kind == "xmpuzzle":
             from ..puzzle.burrtools import puzzle_of
 
@@ -179,6 +180,11 @@ class Source:
         if self.kind != "xmpuzzle":
             return []
         return [p.name or f"problem {k}" for k, p in builtins.enumerate(self._burrtools.problems)]
+
+    @cached_property
+    def _known(self) -> dict[str, Puzzle | None]:
+        """The puzzles a solutions file's lines name, each loaded once for all its readers (`_line_puzzle`)."""
+        return {}
 
     @cached_property
     def _burrtools(self) -> BurrFile:
@@ -226,7 +232,7 @@ class Source:
         """What the file holds, from `start` (the first `limit` when > 0): a solutions file's lines, a
         BurrTools file's stored assemblies; none for a model or a YAML file."""
         if self.kind == "solutions":
-            return read_solutions(Path(self.given), limit, start=start)
+            return _read_solutions(Path(self.given), limit, start, self._known)
         if self.kind == "xmpuzzle":
             return _stored(self._burrtools, self.problem or 0, limit, start, self.puzzle)
         return []
@@ -235,81 +241,147 @@ class Source:
         """Everything `stored()` gives, one at a time: a solutions file is read line by line, so that a
         file of any length is exported in the memory of one line (`cpsolve export --with-solutions`)."""
         if self.kind == "solutions":
-            return _each_solution(Path(self.given))
+            return _each_solution(Path(self.given), self._known)
         return iter(self.stored())
 
-    def solutions(self, limit: int = 0, *, start: int = 0) -> list[Solution]:
+    def solutions(self, limit: int = 0, *, start: int = 0, timeout: float | None = None) -> list[Solution]:
         """The solutions from `start` (the first `limit` when > 0): those the file holds (`stored`), else
-        the puzzle's classes in the order one worker finds them (`enumerate`)."""
+        the puzzle's classes in the order one worker finds them (`enumerate`), of which only those from
+        `start` are kept. A `timeout` (seconds) that passes before they are found raises `CpsolveError`
+        (exit code 3); Ctrl-C raises KeyboardInterrupt: only a complete search says how many there are."""
         held = self.stored(limit, start=start)
         if held or self.kind == "solutions":
             return held
-        found = list(enumerate(self.require_puzzle(), limit=start + limit if limit else 0))
-        if len(found) <= start:
-            if not found:
+        found: list[Solution] = []
+        with enumerate(self.require_puzzle(), limit=start + limit if limit else 0, timeout=timeout) as run:
+            for solution in run:
+                if solution.index is not None and solution.index >= start:
+                    found.append(solution)
+        status, seen = run.result.status, run.result.counts.unique_symmetry
+        if status == "interrupted":
+            raise KeyboardInterrupt
+        if status == "timeout" and (limit == 0 or len(found) < limit):
+            raise CpsolveError(f"the deadline passed after {seen} solution classes, before "
+                               f"{'every one was found' if limit == 0 else f'class {start + len(found)}'}",
+                               where=self.given, exit_code=TIMEOUT_EXIT)
+        if not found:
+            if not seen:
                 raise CpsolveError("has no solution", where=self.given, exit_code=1)
-            classes = "1 solution class (index 0)" if len(found) == 1 else \
-                f"{len(found)} solution classes (indices 0 to {len(found) - 1})"
+            classes = "1 solution class (index 0)" if seen == 1 else \
+                f"{seen} solution classes (indices 0 to {seen - 1})"
             raise CpsolveError(f"has {classes}; there is no index {start}", where=self.given)
-        return found[start:]
+        return found
 
-    def solution(self, index: int | None = None, *, id: str | None = None) -> Solution:
+    def solution(self, index: int | None = None, *, id: str | None = None, timeout: float | None = None
+                 ) -> Solution:
         """Solution `index` (0-based) of `solutions`; None: the first there is, which for a puzzle with
         none stored is the first the search finds (`solve`), not its class 0. With `id`, the one solution
-        whose id starts with it (4 to 16 hex digits), wherever it stands: among those the file holds, else
-        among the puzzle's classes (all of them are found to make sure the prefix is unique)."""
+        whose id starts with it (4 to 16 hex digits), wherever it stands: among those the file holds (a
+        line whose id is not its solution's is refused), else among the puzzle's classes (all of them
+        are found to make sure the prefix is unique, unless it is a whole id). `timeout`: as `solutions`."""
         if id is not None:
             if index is not None:
                 raise CpsolveError("give an index or an id, not both", field="id")
-            return self._by_id(id)
+            return self._by_id(id, timeout)
         if index is not None:
-            return self.solutions(1, start=index)[0]
+            return self.solutions(1, start=index, timeout=timeout)[0]
         held = self.stored(1)
         if held:
             return held[0]
-        found = solve(self.require_puzzle())
+        found = solve(self.require_puzzle(), timeout=timeout)
         if found is None:
             raise CpsolveError("has no solution", where=self.given, exit_code=1)
         return found
 
-    def _by_id(self, prefix: str) -> Solution:
+    def _by_id(self, prefix: str, timeout: float | None) -> Solution:
+        """The one solution whose id starts with `prefix`, held in memory alone: the file is read line by line,
+        the puzzle's classes are looked at as they are found (its 2.5 GB of t-tetracube-6x6x6 classes
+        were all held first). Two lines that match are ambiguous even with the same id (a line twice)."""
         from ..problem.canonical import ID_DIGITS
 
         wanted = prefix.strip().lower()
         if not re.fullmatch(f"[0-9a-f]{{4,{ID_DIGITS}}}", wanted):
             raise CpsolveError(f"an id is 4 to {ID_DIGITS} hex digits (the start of a solution's id), not {prefix!r}",
                                field="id")
-        held = self.stored()
-        if not held and self.kind != "solutions":
-            held = self.solutions()
-        if any(s.id is None for s in held):  # a file from before ids, a BurrTools file's stored assemblies
-            held = _with_ids(self.puzzle, held, self.given)
-        matches = [s for s in held if s.id is not None and s.id.startswith(wanted)]
+        if self.kind in ("model", "puzzle") or (self.kind == "xmpuzzle" and not self.stored(1)):
+            return self._class_by_id(wanted, timeout)
+        matches: list[tuple[int, Solution]] = []
+        ids: _Ids | None = None
+        for n, solution in builtins.enumerate(self.each()):
+            if solution.id is None:  # a file from before ids, a BurrTools file's stored assemblies
+                ids = ids or _Ids(self.puzzle, self.given)
+                solution = replace(solution, id=ids.of(solution))
+            if solution.id is not None and solution.id.startswith(wanted):
+                matches.append((n, solution))
+                if len(matches) > 1:
+                    break
         if not matches:
             raise CpsolveError(f"no solution's id starts with {wanted}", where=self.given)
-        if len({s.id for s in matches}) > 1:
-            shown = ", ".join(sorted({str(s.id) for s in matches})[:3])
-            raise CpsolveError(f"{wanted} starts the ids of {len(matches)} solutions ({shown}...): give more digits",
+        if len(matches) > 1:
+            (a, first), (b, second) = matches
+            same = "the same id" if first.id == second.id else f"ids {first.id} and {second.id}"
+            raise CpsolveError(f"{wanted} starts the ids of solutions {a} and {b} ({same}): give more digits, or "
+                               "--index", where=self.given)
+        n, found = matches[0]
+        held_id = found.id
+        if found.puzzle is not None and held_id is not None:
+            real = (ids or _Ids(self.puzzle, self.given)).of(replace(found, id=None))
+            if real is not None and real != held_id:
+                raise CpsolveError(f"solution {n} holds id {held_id}, but its solution's id is {real} (the file was "
+                                   "edited): not taken", where=self.given)
+        return found
+
+    def _class_by_id(self, wanted: str, timeout: float | None) -> Solution:
+        """The puzzle's class whose id starts with `wanted`, looked for as the classes are found: a whole id is
+        taken as soon as it is met, a prefix once every class has been seen (or as soon as a second matches)."""
+        from ..problem.canonical import ID_DIGITS
+
+        found: dict[str, Solution] = {}
+        with enumerate(self.require_puzzle(), timeout=timeout) as run:
+            for solution in run:
+                if solution.id is not None and solution.id.startswith(wanted):
+                    found.setdefault(solution.id, solution)
+                    if len(found) > 1 or len(wanted) == ID_DIGITS:
+                        break
+        status, seen = run.result.status, run.result.counts.unique_symmetry
+        if len(found) > 1:
+            shown = ", ".join(sorted(found))
+            raise CpsolveError(f"{wanted} starts the ids of several solutions ({shown}...): give more digits",
                                where=self.given)
-        return matches[0]
+        if status == "interrupted":
+            raise KeyboardInterrupt
+        if found and (status == "complete" or len(wanted) == ID_DIGITS):
+            return next(iter(found.values()))
+        if status == "timeout":
+            which = "one match was found, not yet shown to be the only one" if found else "none matched"
+            raise CpsolveError(f"the deadline passed after {seen} solution classes, before every class was seen "
+                               f"({which}): give a longer timeout, or the whole id", where=self.given,
+                               exit_code=TIMEOUT_EXIT)
+        raise CpsolveError(f"no solution's id starts with {wanted}", where=self.given)
 
 
-def _with_ids(puzzle: Puzzle | None, solutions: Sequence[Solution], where: str) -> list[Solution]:
-    """The solutions with their class ids (`Solution.id`), worked out from the puzzle where they are missing."""
-    from ..output.solutions import rows_of
-    from ..problem.canonical import class_id
-    from ..search.enumeration import prepare
+class _Ids:
+    """Class ids worked out from the puzzle (`Solution.id`): for a file from before ids, a BurrTools file's
+    stored assemblies, and to check an id a line holds. The puzzle is prepared once, when first asked."""
 
-    if puzzle is None:
-        raise CpsolveError("its lines have no ids and the puzzle they name cannot be loaded to work them out",
-                           where=where)
-    prepared = prepare(puzzle)
-    out = []
-    for s in solutions:
-        rows = None if s.id is not None else rows_of(prepared.problem, s.pieces)
-        key = None if rows is None else prepared.canonicalizer.forms(prepared.problem, rows).symmetry_key
-        out.append(s if key is None else replace(s, id=class_id(key)))
-    return out
+    def __init__(self, puzzle: Puzzle | None, where: str):
+        if puzzle is None:
+            raise CpsolveError("its lines have no ids and the puzzle they name cannot be loaded to work them out",
+                               where=where)
+        from ..search.enumeration import prepare
+
+        self.prepared = prepare(puzzle)
+
+    def of(self, solution: Solution) -> str | None:
+        """The solution's id: the one it holds, else its class's (None: not a placement of the puzzle's)."""
+        from ..output.solutions import rows_of
+        from ..problem.canonical import class_id
+
+        if solution.id is not None:
+            return solution.id
+        problem = self.prepared.problem
+        rows = rows_of(problem, solution.pieces)
+        return None if rows is None else class_id(self.prepared.canonicalizer.forms(problem, rows).symmetry_key)
 
 
 def puzzle_from_yaml(text: str, where: str = "<yaml>") -> Puzzle:
@@ -380,32 +452,112 @@ def read_solutions(path: PathLike, limit: int = 0, *, start: int = 0) -> list[So
     >>> [(s.index, s.assemblies, s.puzzle.name) for s in cpsolve.read_solutions(folder / "soma.jsonl")]
     [(0, 48, 'soma'), (1, 48, 'soma')]
     """
+    return _read_solutions(Path(path), limit, start, {})
+
+
+def _read_solutions(path: Path, limit: int, start: int, known: dict[str, Puzzle | None]) -> list[Solution]:
     from ..output.solutions import read_solutions as read_lines
 
-    known: dict[str, Puzzle | None] = {}
-    return [_solution_of(record, Path(path), n, known) for n, record in read_lines(Path(path), limit, start)]
+    return [_solution_of(record, path, n, known) for n, record in read_lines(path, limit, start)]
 
 
-def _each_solution(path: Path) -> Iterator[Solution]:
+def _each_solution(path: Path, known: dict[str, Puzzle | None]) -> Iterator[Solution]:
     """`read_solutions`, one line at a time: what an export of a file of any length reads."""
     from ..output.solutions import iter_solutions
 
-    known: dict[str, Puzzle | None] = {}
     for n, record in iter_solutions(path):
         yield _solution_of(record, path, n, known)
 
 
+def _line_puzzle(record: Mapping[str, object], path: Path, known: dict[str, Puzzle | None]) -> Puzzle | None:
+    """The puzzle a line of the solutions file `path` names, found once per file and identity (`known`).
+
+    A line written since solutions files keep their puzzle's `origin` (`output.solutions.origin_record`)
+    is matched by the puzzle's digest: its file (`path`) is looked for from the solutions file's folder,
+    then from here (each problem of a BurrTools file), a built-in model by its name. A file of the same
+    name that is another puzzle, or none at all, is not taken: a notice says the puzzle cannot be found
+    and where it was looked for, and the lines are read without it (unchecked, the pieces' colours by
+    default). An older line, without
+    `origin`, names its puzzle by its name alone: a built-in model or a path, as before."""
+    import json
+    import warnings
+
+    from ..errors import CpsolveNotice
+
+    name = str(record.get("puzzle", path.name))
+    origin = record.get("origin")
+    key = json.dumps([name, origin], sort_keys=True, default=str)
+    if key in known:
+        return known[key]
+    if not isinstance(origin, Mapping) or not isinstance(origin.get("sha256"), str):
+        try:
+            found: Puzzle | None = load(name)
+        except CpsolveError:
+            found = None
+        known[key] = found
+        return found
+    found, tried = _find_puzzle(name, origin, path)
+    if found is None:
+        looked = f": {', '.join(tried)}" if tried else ": no file of it is named and no built-in model has its name"
+        warnings.warn(CpsolveNotice(
+            f"{path}: the puzzle its solutions are of cannot be found (puzzle {name}, digest {origin['sha256']}"
+            f"{looked}); its solutions are read without it: unchecked, in default colours"), stacklevel=2)
+    known[key] = found
+    return found
+
+
+def _find_puzzle(name: str, origin: Mapping[str, object], path: Path) -> tuple[Puzzle | None, list[str]]:
+    """The puzzle whose digest `origin` keeps, and where else it was looked for (see `_line_puzzle`)."""
+    from ..puzzle.catalog import builtin_names
+    from ..puzzle.model import digest
+
+    want = origin["sha256"]
+    given = origin.get("path")
+    places = [path.parent / given, Path(given)] if isinstance(given, str) else []
+    tried: list[str] = []
+    for place in dict.fromkeys(os.path.normpath(p) for p in places):
+        if not os.path.isfile(place):
+            tried.append(f"{place} (no such file)")
+            continue
+        for puzzle in _puzzles_in(place if os.path.isabs(place) or os.sep in place else f".{os.sep}{place}"):
+            if digest(puzzle) == want:
+                return puzzle, tried
+        tried.append(f"{place} (another puzzle)")
+    if not places and name in builtin_names():
+        puzzle = load(name)
+        if digest(puzzle) == want:
+            return puzzle, tried
+        tried.append(f"the built-in model {name} (another puzzle)")
+    return None, tried
+
+
+def _puzzles_in(place: str) -> Iterator[Puzzle]:
+    """The puzzles a file holds: a YAML file's one, each problem of a BurrTools file; those that do not load
+    are passed over (the caller says the puzzle cannot be found)."""
+    try:
+        src = source(place)
+        if src.kind != "xmpuzzle":
+            if src.kind == "puzzle":
+                yield src.require_puzzle()
+            return
+        from ..puzzle.burrtools import puzzle_of
+
+        problems = len(src._burrtools.problems)
+    except CpsolveError:
+        return
+    for k in range(problems):
+        try:
+            yield puzzle_of(src._burrtools, k)
+        except CpsolveError:
+            continue
+
+
 def _solution_of(record: Mapping[str, object], path: Path, line: int, known: dict[str, Puzzle | None]) -> Solution:
-    """A line's record as a Solution, with the puzzle its name loads (kept in `known`), checked against it."""
+    """A line's record as a Solution, with the puzzle it names (`_line_puzzle`), checked against it."""
     from ..puzzle.assembly import check_solution
 
     name = str(record.get("puzzle", path.name))
-    if name not in known:
-        try:
-            known[name] = load(name)
-        except CpsolveError:
-            known[name] = None
-    puzzle = known[name]
+    puzzle = _line_puzzle(record, path, known)
     pieces: Mapping[str, list[Cell]] = record["pieces"]  # type: ignore[assignment] # checked by the reader
     if puzzle is not None and (why := check_solution(puzzle, pieces, cells_checked=True)) is not None:
         raise CpsolveError(f"not a solution of the puzzle it names ({name}): {why}",

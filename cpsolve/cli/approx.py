@@ -22,10 +22,10 @@ from .common import (
     ProblemOpt,
     TimeoutOpt,
     WorkersOpt,
-    _open_output,
     app,
     counted,
     default_workers,
+    inputs_of,
     puzzle_of,
     three_counts,
 )
@@ -141,27 +141,26 @@ def sample(
     """
     from .. import api
 
-    puzzle = puzzle_of(model, problem, "sample")
-    handle = _open_output(out)
+    src = api.source(model, problem)
+    puzzle = src.require_puzzle("sample")
+    inputs = inputs_of(src)
+    if out is not None:  # refused before the sampling, which can take long; written whole once it is done
+        api.check_output(out, inputs)
     try:
-        try:
-            drawn = api.sample(puzzle, n, seed=seed, timeout=timeout)
-        except KeyboardInterrupt:
-            _interrupted("sample", "nothing written")
-        if not drawn:
-            raise CpsolveError("has no assembly to sample", where=puzzle.name, exit_code=1)
-        for k, solution in enumerate(drawn):
-            line = solution.as_line({"sample": k})
-            if handle is None:
-                typer.echo(line)
-            else:
-                handle.write(line + "\n")
-    finally:
-        if handle is not None:
-            handle.close()
+        drawn = api.sample(puzzle, n, seed=seed, timeout=timeout)
+    except KeyboardInterrupt:
+        _interrupted("sample", "nothing written")
+    if not drawn:
+        raise CpsolveError("has no assembly to sample", where=puzzle.name, exit_code=1)
+    lines = [solution.as_line({"sample": k}) for k, solution in enumerate(drawn)]
+    if out is None:
+        for line in lines:
+            typer.echo(line)
+    else:
+        api.write_output(out, "".join(line + "\n" for line in lines), inputs)
     if not quiet:
         classes = len({s.index for s in drawn})
-        where = f" to {out}" if out is not None else ""
+        where = f" to {api.printable(str(out))}" if out is not None else ""
         print(f"cpsolve: {counted(len(drawn), 'random solution')} of "
               f"{api.printable(puzzle.name)}{where}, {counted(classes, 'distinct class', 'distinct classes')} up to "
               "rotation and reflection", file=sys.stderr)

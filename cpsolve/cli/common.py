@@ -35,7 +35,7 @@ from .coerce import install  # noqa: E402
 install()  # option values without pydantic (cli/coerce.py)
 
 if TYPE_CHECKING:
-    from ..api import Puzzle, Solution
+    from ..api import Puzzle, Solution, Source
 
 LIMITS_PANEL = "Limits (give them before the command)"
 """The help panel of the --max-* options: `cpsolve --help` lists them after the commands, which a reader
@@ -123,6 +123,10 @@ WorkersOpt = Annotated[
 TimeoutOpt = Annotated[
     float | None, typer.Option(help="Give up after this many seconds.", callback=lambda v: _check_timeout(v))
 ]
+FindTimeoutOpt = Annotated[
+    float | None, typer.Option(help="Give up finding the solution (of a puzzle, by --index or --id) after this many "
+                                    "seconds (exit 3).", callback=lambda v: _check_timeout(v))
+]
 
 
 OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "--encoding", "format": "--format",
@@ -179,8 +183,20 @@ def main() -> None:
         sys.exit(1)
     if sys.stderr is None:
         _stderr_to_devnull()
+    before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     for sig in STOP_SIGNALS:
         signal.signal(sig, _stop)
+    try:
+        _main()
+    finally:
+        # The handlers from before the run again (the program's: end at once, quietly): a Ctrl-C while the
+        # interpreter shuts down raised KeyboardInterrupt in its exit code ("Exception ignored in ...").
+        for sig, handler in before.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+
+
+def _main() -> None:
+    """`main()` once its handlers are in place."""
     warnings.showwarning = _notice
     try:
         # inside the handlers: a stop signal while typer builds the command is a stop like any other
@@ -343,8 +359,9 @@ def _limits(
     """Solve, count and compare solvers on polycube packing and snake-cube puzzles.
 
     The --max-* options bound what a puzzle file may ask for, checked before anything is built; they go
-    before the command (cpsolve --max-cells N enumerate ...). Exit status: 0 done, 1 a failure, 2 bad input,
-    3 cut short by --timeout, 130/143/129 stopped by Ctrl-C, SIGTERM, SIGHUP.
+    before the command (cpsolve --max-cells N enumerate ...). Exit status: 0 done, 1 a failure (a file that
+    cannot be written included), 2 bad input (an output refused before the run included), 3 cut short by
+    --timeout, 130/143/129 stopped by Ctrl-C, SIGTERM, SIGHUP.
     """
     limits.configure(max_cells=max_cells, max_placements=max_placements, max_file_bytes=max_file_bytes,
                      max_yaml_nodes=max_yaml_nodes, max_yaml_depth=max_yaml_depth, max_drawing=max_drawing,
@@ -452,6 +469,35 @@ def three_counts(total: object, rotation: object, reflection: object) -> str:
     return f"{total} solutions in all, {rotation} up to rotation, {reflection} up to rotation and reflection"
 
 
+def inputs_of(src: Source, *more: tuple[str | Path, str]) -> list[tuple[str | Path, str]]:
+    """The files a command reads through its MODEL or FILE argument (and `more`), which none of its outputs may
+    replace (`api.check_output`): the file itself, and the puzzle file behind it (a built-in model's, the one
+    a solutions file names)."""
+    reads = f"the {src.what.removeprefix('a ')} this command reads"
+    out: list[tuple[str | Path, str]] = [] if src.path is None else [(src.given, reads)]
+    try:
+        puzzle = src.puzzle
+    except CpsolveError:  # said when the command needs it; here only what it reads matters
+        puzzle = None
+    if puzzle is not None and puzzle.origin:
+        out.append((puzzle.origin, "the puzzle file this command reads"))
+    return out + list(more)
+
+
+def check_output(path: Path, inputs: Sequence[tuple[str | Path, str]], option: str) -> None:
+    """`api.check_output`, for the command modules that import nothing of the API by name (explain)."""
+    from .. import api
+
+    api.check_output(path, inputs, option)
+
+
+def write_output(path: Path, data: bytes | str, inputs: Sequence[tuple[str | Path, str]], option: str) -> None:
+    """`api.write_output`, likewise."""
+    from .. import api
+
+    api.write_output(path, data, inputs, option)
+
+
 def counted(n: int, noun: str, nouns: str | None = None) -> str:
     """"1 assembly", "2 assemblies": a count with its noun, singular for one."""
     return f"{n} {noun if n == 1 else nouns or noun + 's'}"
@@ -462,12 +508,16 @@ def default_workers() -> int:
     return limits.usable_cores()
 
 
-def _open_output(path: Path | None, mode: str = "w") -> IO[str] | None:
-    """Open an output file before the run, so that a bad destination fails before any work is done."""
+def _open_to_append(path: Path | None, inputs: Sequence[tuple[str | Path, str]] = ()) -> IO[str] | None:
+    """Open an output file that rows are added to (`compare --out`) before the run, checked as every output is
+    (`api.check_output`), so that a bad destination fails before any work is done; nothing in it is lost."""
     if path is None:
         return None
+    from .. import api
+
+    api.check_output(path, inputs)
     try:
-        return path.open(mode, encoding="utf-8")
+        return path.open("a", encoding="utf-8")
     except OSError as exc:
         raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
 

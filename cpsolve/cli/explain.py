@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import TimeoutOpt, _remaining, app
+from .common import TIMEOUT_EXIT, TimeoutOpt, _remaining, app, check_output, inputs_of, write_output
 from .pictures import _picture_size
 
 
@@ -41,6 +41,12 @@ def explain_cmd(
     fmt = picture.suffix.lower().lstrip(".") if picture is not None else None
     if fmt is not None and fmt not in ("png", "svg"):
         raise CpsolveError("the picture's file name must end in .png or .svg", field="--picture")
+    if page is not None and page.suffix.lower() not in (".html", ".htm"):
+        raise CpsolveError("the page is HTML: its file name must end in .html", field="--page")
+    inputs = inputs_of(cpsolve.source(source)) if picture is not None or page is not None else []
+    for path, option in ((picture, "--picture"), (page, "--page")):
+        if path is not None:
+            check_output(path, inputs, option)
     found = cpsolve.explain(source, index=index, backend=backend, timeout=_remaining(timeout), max_states=max_states)
     if as_json:
         typer.echo(json.dumps(found.as_json()))
@@ -48,18 +54,12 @@ def explain_cmd(
         typer.echo(str(found), nl=False)
     if picture is not None and fmt is not None:
         data = found.picture("svg" if fmt == "svg" else "png")
-        _write(picture, data)
-        typer.echo(f"wrote {picture} ({_picture_size(data)})", err=True)
+        write_output(picture, data, inputs, "--picture")
+        typer.echo(f"wrote {cpsolve.printable(str(picture))} ({_picture_size(data)})", err=True)
     if page is not None:
         html = found.page()
-        _write(page, html.encode("utf-8"))
-        typer.echo(f"wrote {page} ({len(html.encode()) / 1e6:.2f} MB)", err=True)
-    if found.case == "unknown":
-        raise typer.Exit(1)
+        write_output(page, html, inputs, "--page")
+        typer.echo(f"wrote {cpsolve.printable(str(page))} ({len(html.encode()) / 1e6:.2f} MB)", err=True)
+    if found.case == "unknown":  # only a deadline leaves a question open: exit 3, as every --timeout does
+        raise typer.Exit(TIMEOUT_EXIT)
 
-
-def _write(path: Path, data: bytes) -> None:
-    try:
-        path.write_bytes(data)
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import ModelArg, OldOutputOpt, ProblemOpt, app, counted, out_given, puzzle_of
+from .common import ModelArg, OldOutputOpt, ProblemOpt, app, counted, inputs_of, out_given, puzzle_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -35,21 +35,22 @@ def import_cmd(
     src = api.source(file, problem)
     if src.kind != "xmpuzzle":
         raise CpsolveError(f"is {src.what}; import takes a BurrTools file (.xmpuzzle)", where=file)
+    inputs = inputs_of(src)
+    if output is not None:
+        api.check_output(output, inputs, "--out")
     found = api.import_xmpuzzle(file, src.problem or 0)
     if output is None:
         typer.echo(found.yaml, nl=False)
     else:
-        try:
-            output.write_text(found.yaml, encoding="utf-8")
-        except OSError as exc:
-            raise CpsolveError(f"cannot write the file: {exc.strerror}", where=str(output)) from None
+        api.write_output(output, found.yaml, inputs, "--out")
     stated = ((found.stated_assemblies, "assembly", "assemblies"), (found.stated_solutions, "solution", None))
     counts = ", ".join(counted(n, noun, nouns) for n, noun, nouns in stated if n is not None)
     stored = f"; BurrTools stored {counts}" if counts else ""
     where = f"written to {output}" if output else "written to stdout"
     puzzle = found.puzzle
-    typer.echo(f"{api.printable(puzzle.name)}: {counted(len(puzzle.pieces), 'piece')}, "
-               f"{counted(len(puzzle.container), 'cell')} ({len(puzzle.optional)} optional){stored}; {where}", err=True)
+    typer.echo(api.printable(f"{puzzle.name}: {counted(len(puzzle.pieces), 'piece')}, "
+                             f"{counted(len(puzzle.container), 'cell')} ({len(puzzle.optional)} optional){stored}; "
+                             f"{where}"), err=True)
     if check:
         found.check()
         typer.echo(f"{counted(found.stored, 'stored assembly', 'stored assemblies')} checked: "
@@ -88,7 +89,11 @@ def export_cmd(
     if fmt == "stl" and output.suffix.lower() not in ("", ".zip"):
         raise CpsolveError(f"{output}: the STL export is one file per piece: name a folder (no suffix) or a .zip",
                            field="--out")
-    puzzle = puzzle_of(model, problem, "export")
+    src = api.source(model, problem)
+    puzzle = src.require_puzzle("export")
+    inputs = inputs_of(src, *([] if with_solutions is None else [(with_solutions, "the --with-solutions file")]))
+    if fmt != "stl" or output.suffix.lower() == ".zip":
+        api.check_output(output, inputs, "--out")
     held = 0
 
     def counted_as_read(solutions: Iterator[Solution]) -> Iterator[Solution]:
@@ -100,23 +105,27 @@ def export_cmd(
     solutions = counted_as_read(_held(with_solutions)) if with_solutions is not None else iter(())
     data = api.export(puzzle, fmt, symmetry_breaking=symmetry_breaking, encoding=encoding,  # type: ignore[call-overload]
                       solutions=solutions, unit=unit, clearance=clearance)
-    try:
-        if isinstance(data, dict) and output.suffix.lower() == ".zip":  # stl: one file per piece, zipped
-            import zipfile
+    if isinstance(data, dict) and output.suffix.lower() == ".zip":  # stl: one file per piece, zipped
+        import io
+        import zipfile
 
-            with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
-                for name, solid in data.items():
-                    archive.writestr(name, solid)
-        elif isinstance(data, dict):  # stl: one file per piece in the folder -o names
-            output.mkdir(parents=True, exist_ok=True)
+        zipped = io.BytesIO()
+        with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as archive:
             for name, solid in data.items():
-                (output / name).write_bytes(solid)
-        elif isinstance(data, bytes):
-            output.write_bytes(data)
-        else:
-            output.write_text(data, encoding="utf-8")
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=str(exc.filename or output)) from None
+                archive.writestr(name, solid)
+        api.write_output(output, zipped.getvalue(), inputs, "--out")
+    elif isinstance(data, dict):  # stl: one file per piece in the folder -o names
+        try:
+            output.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CpsolveError(f"cannot make the folder: {exc.strerror or exc}", where=str(output),
+                               exit_code=1) from None
+        for name in data:
+            api.check_output(output / name, inputs, "--out")
+        for name, solid in data.items():
+            api.write_output(output / name, solid, inputs, "--out")
+    else:
+        api.write_output(output, data, inputs, "--out")
     if fmt == "stl":
         copies = sum(p.count for p in puzzle.pieces)
         what = (f"{counted(len(data), 'STL file')} written to {output} ({counted(copies, 'piece')} to print: "
@@ -126,7 +135,7 @@ def export_cmd(
                 "(BurrTools xmpuzzle)")
     else:
         what = f"{'symmetry-broken ' if symmetry_breaking else ''}problem written to {output} ({fmt})"
-    typer.echo(f"{api.printable(puzzle.name)}: {what}", err=True)
+    typer.echo(api.printable(f"{puzzle.name}: {what}"), err=True)
 
 
 def _held(text: str) -> Iterator[Solution]:
@@ -161,6 +170,6 @@ def decode(
         typer.echo(found.status)
         raise typer.Exit(1)
     typer.echo(str(found.solution))
-    typer.echo(f"\nverified: the answer satisfies every clause of {cnf_file} and is a solution of "
+    typer.echo(f"\nverified: the answer satisfies every clause of {api.printable(str(cnf_file))} and is a solution of "
                f"{api.printable(puzzle.name)}",
                err=True)

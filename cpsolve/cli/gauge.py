@@ -66,4 +66,4 @@ def journal_cmd(
     typer.echo(f"started {time.strftime(stamp, time.localtime(s.started))}, last recorded "
                f"{time.strftime(stamp, time.localtime(s.updated))}; fingerprint {s.fingerprint}")
     if not s.complete and s.argv:
-        typer.echo(f"continue with: {printable(s.resume_command)}")
+        typer.echo(f"continue with: {api.shell_command([*s.argv, *([] if '--resume' in s.argv else ['--resume'])])}")

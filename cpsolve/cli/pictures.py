@@ -11,7 +11,18 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import IdOpt, OldOutputOpt, ProblemOpt, _which, app, counted, out_given
+from .common import (
+    FindTimeoutOpt,
+    IdOpt,
+    OldOutputOpt,
+    ProblemOpt,
+    _remaining,
+    _which,
+    app,
+    counted,
+    inputs_of,
+    out_given,
+)
 
 if TYPE_CHECKING:
     from ..api import Solution
@@ -49,6 +60,7 @@ def draw_cmd(
                                              help="The picture's longer side; all of it, text included, is "
                                                   "scaled to it.")] = None,
     problem: ProblemOpt = None,
+    timeout: FindTimeoutOpt = None,
     output: OldOutputOpt = None,
 ) -> None:
     """Draw a solution as shaded cubes (PNG or SVG): colours, piece outlines, a legend."""
@@ -64,6 +76,8 @@ def draw_cmd(
         raise CpsolveError("a contact sheet starts at an --index, not at an --id", field="--sheet")
     src = api.source(source, problem)
     target = given or src.output_name(".png")
+    inputs = inputs_of(src)
+    api.check_output(target, inputs, "--out")
     what: api.Solution | api.Puzzle | list[api.Solution]
     heading: bool | str
     if pieces:
@@ -72,19 +86,16 @@ def draw_cmd(
             raise CpsolveError("--pieces needs the puzzle: the file names none that can be loaded", where=source)
         what, heading = puzzle, True
     elif sheet:
-        what = src.solutions(sheet, start=index or 0)
+        what = src.solutions(sheet, start=index or 0, timeout=_remaining(timeout))
         first = index or 0
         heading = f"{what[0].name}: solutions {first}-{first + len(what) - 1}"
     else:
-        what = src.solution(index, id=id)
+        what = src.solution(index, id=id, timeout=_remaining(timeout))
         heading = _heading(what, index, id)
     data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False,  # type: ignore[arg-type]
                     size=size)
-    try:
-        target.write_bytes(data)
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the picture: {exc.strerror}", where=str(target)) from None
-    typer.echo(f"wrote {target} ({_picture_size(data)})", err=True)
+    api.write_output(target, data, inputs, "--out")
+    typer.echo(f"wrote {api.printable(str(target))} ({_picture_size(data)})", err=True)
 
 
 def _picture_size(data: bytes) -> str:
@@ -108,6 +119,7 @@ def view_cmd(
         help="At most this many solutions (0 = all; of a puzzle, its first N classes).")] = None,
     id: Annotated[str | None, typer.Option("--id", help="Only the solution whose id starts with this.")] = None,
     problem: ProblemOpt = None,
+    timeout: FindTimeoutOpt = None,
     output: OldOutputOpt = None,
 ) -> None:
     """Write one self-contained HTML page to turn a solution around in 3-D and watch it assembled."""
@@ -116,18 +128,19 @@ def view_cmd(
     given = out_given(out, output)
     src = api.source(source, problem)
     target = given or src.output_name(".html")
+    inputs = inputs_of(src)
+    api.check_output(target, inputs, "--out")
     held = src.kind == "solutions" or (src.kind == "xmpuzzle" and bool(src.stored(1)))
+    left = _remaining(timeout)
     if id is not None:
-        chosen = [src.solution(id=id)]
+        chosen = [src.solution(id=id, timeout=left)]
     else:
-        chosen = src.solutions(limit or 0) if held or limit else [src.solution()]
+        chosen = src.solutions(limit or 0, timeout=left) if held or limit else [src.solution(timeout=left)]
     html = api.page(chosen, title=chosen[0].name)
-    try:
-        target.write_text(html, encoding="utf-8")
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the page: {exc.strerror}", where=str(target)) from None
+    api.write_output(target, html, inputs, "--out")
     n = len(chosen)
-    typer.echo(f"wrote {target}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB", err=True)
+    typer.echo(f"wrote {api.printable(str(target))}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB",
+               err=True)
 
 
 @app.command("disassemble")
@@ -140,6 +153,7 @@ def disassemble_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the steps as one JSON object.")] = False,
     max_states: Annotated[int | None, typer.Option(min=1, help="Give up after this many states (exit 1).")] = None,
     problem: ProblemOpt = None,
+    timeout: FindTimeoutOpt = None,
 ) -> None:
     """Take one assembly apart by sliding pieces: the shortest way, its level (a.b.c), or where it is stuck."""
     from .. import api
@@ -148,7 +162,7 @@ def disassemble_cmd(
     src = api.source(source, problem)
     if src.puzzle is not None and src.puzzle.kind == "chain":  # said before any search
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=source)
-    solution = src.solution(index if index is not None or id is not None else 0, id=id)
+    solution = src.solution(index if index is not None or id is not None else 0, id=id, timeout=_remaining(timeout))
     name, burrtools = solution.name, solution.burrtools_level
     which = _which(solution, index, id) if id is not None else f"solution {index or 0}"
     shown_index = solution.index if id is not None else index or 0

@@ -18,6 +18,7 @@ from . import common  # common.STARTED, read when used: main() resets it for a l
 from .common import (
     TIMEOUT_EXIT,
     BackendOpt,
+    FindTimeoutOpt,
     IdOpt,
     ModelArg,
     ProblemOpt,
@@ -25,12 +26,13 @@ from .common import (
     WorkersOpt,
     _alarm_at_deadline,
     _check_timeout,
-    _open_output,
+    _open_to_append,
     _remaining,
     _table,
     _which,
     app,
     default_workers,
+    inputs_of,
     puzzle_of,
     search_begins,
     three_counts,
@@ -116,17 +118,17 @@ def enumerate_cmd(
         puzzle, backend=backend, workers=workers or default_workers(), limit=limit, timeout=_remaining(timeout),
         symmetry_breaking=symmetry_breaking, progress=not quiet, out=(out or True) if save else None,
         journal=False if no_journal else journal or True, resume=resume, cluster=cluster,
-        disassemble=disassemble, min_level=min_level, command=("cpsolve", *sys.argv[1:]), on_start=search_begins,
+        disassemble=disassemble, min_level=min_level, command=resume_words(sys.argv[1:]), on_start=search_begins,
         sort=sort,
     )
     if as_json:
         typer.echo(json.dumps(result.as_json()))
     else:
-        _print_summary(result, sort)
+        _print_summary(result, sort, min_level)
         if result.journal is not None and not result.complete:
-            same = "the same command with --resume" + (" and without --limit" if limit else "")
-            typer.echo(f"journal {api.printable(result.journal)}: {result.subproblems_done} of "
-                       f"{result.subproblems} subproblems done; {same} continues the run")
+            typer.echo(f"journal {api.shell_command([result.journal])}: {result.subproblems_done} of "
+                       f"{result.subproblems} subproblems done; continue with: "
+                       f"{api.shell_command([*resume_words(sys.argv[1:]), '--resume'])}")
         if src.kind == "xmpuzzle":
             c = result.counts
             typer.echo(f"BurrTools counts assemblies up to rotation and, unless 'Keep Mirror Solutions' is on, "
@@ -139,7 +141,27 @@ def enumerate_cmd(
         raise typer.Exit(TIMEOUT_EXIT)
 
 
-def _print_summary(result: Result, sort: bool = False) -> None:
+STOPS_AGAIN = ("--limit", "--timeout")
+"""enumerate's options that would end a resumed run where the first one ended: left out of the command the
+journal keeps and the summary suggests (the resume of `--limit 5` stopped at once again)."""
+
+
+def resume_words(args: Sequence[str]) -> tuple[str, ...]:
+    """`cpsolve` and the command's words, without --limit N and --timeout S (and without --resume: the
+    journal's resume command adds it)."""
+    words: list[str] = ["cpsolve"]
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in STOPS_AGAIN:
+            skip = True
+        elif not arg.startswith(tuple(f"{option}=" for option in STOPS_AGAIN)) and arg != "--resume":
+            words.append(arg)
+    return tuple(words)
+
+
+def _print_summary(result: Result, sort: bool = False, min_level: str | None = None) -> None:
     from ..api import printable
 
     c = result.counts
@@ -148,7 +170,8 @@ def _print_summary(result: Result, sort: bool = False) -> None:
     why = f" (chosen by auto: {result.backend_reason})" if result.backend_reason else ""
     typer.echo(f"backend {result.backend}{why}; {result.symmetry_breaking}; {result.seconds:.2f} s")
     if result.solutions_file is not None:
-        typer.echo(f"{c.unique_symmetry} canonical solutions written to {result.solutions_file}")
+        written = c.unique_symmetry if min_level is None else _kept(result.disassembly, min_level)
+        typer.echo(f"{written} canonical solutions written to {printable(result.solutions_file)}")
         if sort:
             typer.echo("sorted by id" if result.complete else "not sorted: the run is incomplete (--resume it; a "
                        "complete run is sorted)")
@@ -179,9 +202,17 @@ def _print_levels(tally: object, min_level: str | None) -> None:
             typer.echo(f"  {level:>12}  {n:>6}  {'#' * bar}")
         typer.echo(f"highest level: {tally['highest_level'] or '-'}")
     if min_level is not None:
-        kept = sum(n for level, n in levels.items() if _level(level) >= _level(min_level))
+        kept = _kept(tally, min_level)
         typer.echo(f"--min-level {min_level}: only the {kept} solution classes at that level or above went into "
                    "the solutions file")
+
+
+def _kept(tally: object, min_level: str) -> int:
+    """The solution classes `--min-level` lets into the solutions file: those that come apart at that level or
+    above (the summary said every class found was written)."""
+    assert isinstance(tally, dict)
+    levels: dict[str, int] = tally["levels"]
+    return sum(n for level, n in levels.items() if _level(level) >= _level(min_level))
 
 
 def _level(text: str) -> tuple[int, ...]:
@@ -219,12 +250,13 @@ def show(
                                               help="Which solution (0-based).")] = None,
     id: IdOpt = None,
     problem: ProblemOpt = None,
+    timeout: FindTimeoutOpt = None,
 ) -> None:
     """Draw one solution as z-layers: of an earlier enumeration, stored in a BurrTools file, or found now."""
     from .. import api
 
     src = api.source(file, problem)
-    solution = src.solution(index, id=id)
+    solution = src.solution(index, id=id, timeout=_remaining(timeout))
     try:
         picture = str(solution)
     except CpsolveError as exc:
@@ -266,8 +298,9 @@ def compare(
     """
     from .. import api
 
-    puzzle = puzzle_of(model, problem, "compare")
-    sink = _open_output(out, "a")
+    src = api.source(model, problem)
+    puzzle = src.require_puzzle("compare")
+    sink = _open_to_append(out, inputs_of(src))
     write_error: str | None = None
 
     def show(row: Any) -> None:
@@ -344,6 +377,8 @@ def report(
     n_workers = workers or default_workers()
     if out_dir is not None:
         _check_out_dir(out_dir)
+        for name in ("counts.md", "counts.json"):
+            api.check_output(out_dir / name, option="--out-dir")
     shown_dir = out_dir or Path("results")
     command = " ".join(["cpsolve report", *(models or []), f"--backend {backend}", f"--workers {n_workers}",
                         *([f"--timeout {timeout:g}"] if timeout else []), f"--out-dir {shown_dir}"])
@@ -366,13 +401,16 @@ def report(
         target = out_dir or Path("results")
         try:
             target.mkdir(parents=True, exist_ok=True)
-            (target / "counts.md").write_text(markdown, encoding="utf-8")
-            (target / "counts.json").write_text(as_json, encoding="utf-8")
-        except OSError as exc:
+            api.write_output(target / "counts.md", markdown, option="--out-dir")
+            api.write_output(target / "counts.json", as_json, option="--out-dir")
+        except (OSError, CpsolveError) as exc:
             typer.echo(markdown)  # the finished results are not lost
+            if isinstance(exc, CpsolveError):
+                raise CpsolveError(f"{exc.message} (printed above instead)", where=exc.where or str(target),
+                                   exit_code=1) from None
             raise CpsolveError(f"cannot write the table: {exc.strerror or exc} (printed above instead)",
                                where=str(target), exit_code=1) from None
-        typer.echo(f"wrote {target / 'counts.md'} and {target / 'counts.json'}")
+        typer.echo(f"wrote {api.printable(str(target / 'counts.md'))} and {api.printable(str(target / 'counts.json'))}")
     if done.mismatches:
         raise typer.Exit(1)
     if any(r.status == "interrupted" for r in done.rows):

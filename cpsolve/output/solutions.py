@@ -12,7 +12,6 @@ import contextlib
 import itertools
 import json
 import os
-import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,9 @@ from ..limits import active, exceeded
 from ..problem.placements import ExactCoverProblem
 from ..puzzle.assembly import check_cells
 from ..puzzle.geometry import Cell
+from ..puzzle.model import Puzzle, digest
 from ..puzzle.names import safe_stem
-from ..search.journal import MAGIC, same_file
+from .files import replacing
 
 
 def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequence[int]]]) -> dict[str, list[Cell]]:
@@ -44,34 +44,6 @@ def default_solutions_path(puzzle_name: str) -> Path:
     """`NAME.solutions.jsonl` in the current folder, NAME made a safe file name (`safe_stem`: the name
     comes from the puzzle file, and `name: ../x` or `name: /etc/x` must not write outside the folder)."""
     return Path(f"{safe_stem(puzzle_name)}.solutions.jsonl")
-
-
-def check_destination(path: Path, puzzle: Path | None = None) -> None:
-    """Refuse, before anything is written, a solutions file that would destroy what it replaces or cannot be
-    written at all: the puzzle file, an SQLite database (a journal: days of work), a folder, a missing
-    folder. Any other existing file is the user's choice to replace (once the run goes ahead)."""
-    where = str(path)
-    if puzzle is not None and same_file(path, puzzle):
-        raise CpsolveError("is the puzzle file: choose another --out", where=where)
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        if not os.path.isdir(path.parent or "."):
-            raise CpsolveError("cannot write the file: No such file or directory", where=where) from None
-        return
-    except OSError as exc:
-        raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=where) from None
-    if stat.S_ISDIR(mode):
-        raise CpsolveError("cannot write the file: Is a directory", where=where)
-    if stat.S_ISREG(mode):
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(len(MAGIC))
-        except OSError as exc:
-            raise CpsolveError(f"cannot write the file: {exc.strerror or exc}", where=where) from None
-        if head == MAGIC:
-            raise CpsolveError("is an SQLite database (a cpsolve journal?), not a solutions file: choose another "
-                               "--out", where=where)
 
 
 class SolutionsFile:
@@ -132,7 +104,7 @@ class SolutionsFile:
         except OSError as exc:
             # A full disk (or a file-size limit) can take part of a line: the file is cut back to its last
             # whole line, so that it holds complete solutions only (a resume writes the rest).
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):  # nothing to cut back on a pipe or a device
                 self._file.truncate(at)
             raise CpsolveError(f"cannot write the solutions file: {exc.strerror or exc}", where=str(self.path),
                                exit_code=1) from None
@@ -150,14 +122,39 @@ def rows_as_placements(problem: ExactCoverProblem, rows: Sequence[int]) -> list[
     return [(problem.rows[r].piece, problem.rows[r].cells) for r in rows]
 
 
+def origin_record(puzzle: Puzzle, solutions: Path | None = None) -> dict[str, str]:
+    """What each line keeps to find its puzzle again (`origin`), whatever the puzzle's name says: a name can
+    rebind (a file whose `name:` is soma is not the built-in Soma). `sha256`: the puzzle's digest
+    (`model.digest`); for a puzzle read from a file, `path`: the file from the folder of the solutions file
+    (`solutions`, when known; else as it was given), so that it is found again from wherever the lines are
+    read, and the lines are the same from whatever folder the run (or its resume, which checks the lines
+    already written byte for byte) was started. A built-in model has no path: its name finds it."""
+    from ..puzzle.catalog import models_dir
+
+    record = {"sha256": digest(puzzle)}
+    origin = puzzle.origin
+    if origin and Path(origin).parent != models_dir():
+        record["path"] = origin if solutions is None else os.path.relpath(os.path.abspath(origin),
+                                                                          os.path.abspath(solutions.parent))
+    return record
+
+
 def class_line(puzzle: str, index: int, assemblies: int, mirror_distinct: bool, pieces: dict[str, list[Cell]],
-               extra: dict[str, object] | None = None, id: str | None = None) -> str:
+               extra: dict[str, object] | None = None, id: str | None = None,
+               origin: Mapping[str, str] | None = None) -> str:
     """One line of the solutions file; `extra` adds keys after `pieces` (`enumerate --disassemble`
-    adds `level` and `moves`); `id`, the class's stable id, goes after `class` (None: no `id` key)."""
+    adds `level` and `moves`); `id`, the class's stable id, goes after `class` (None: no `id` key);
+    `origin` (`origin_record`) after `puzzle`."""
     # The same text json.dumps(record, separators=(",", ":")) gives, written directly: a run with many
     # classes writes one line per class (Bedlam: 19,186), and the generic encoder cost 30 µs a line.
     cells = ",".join(json.dumps(k) + _cells_text(v) for k, v in pieces.items())
-    return _record(json.dumps(puzzle), index, assemblies, mirror_distinct, cells, extra, id)
+    return _record(_head(puzzle, origin), index, assemblies, mirror_distinct, cells, extra, id)
+
+
+def _head(puzzle: str, origin: Mapping[str, str] | None) -> str:
+    """The JSON text of a line's `puzzle` value, and its `origin` key after it when there is one."""
+    named = json.dumps(puzzle)
+    return named if origin is None else f'{named},"origin":{json.dumps(dict(origin), separators=(",", ":"))}'
 
 
 def _cells_text(cells: Sequence[Cell]) -> str:
@@ -185,9 +182,9 @@ class LineWriter:
     LIMIT = 250_000
     """Placements whose text is kept (then the store starts again): bounded memory on huge puzzles."""
 
-    def __init__(self, puzzle: str, problem: ExactCoverProblem):
+    def __init__(self, puzzle: str, problem: ExactCoverProblem, origin: Mapping[str, str] | None = None):
         self.problem = problem
-        self.puzzle = json.dumps(puzzle)
+        self.puzzle = _head(puzzle, origin)
         self.names = [json.dumps(name) for name in problem.piece_names]
         self.numbered = [problem.piece_counts[p] > 1 for p in range(problem.n_pieces)]
         self.texts: dict[tuple[int, ...], str] = {}
@@ -251,18 +248,14 @@ def sort_by_id(path: Path, ids: Sequence[str]) -> None:
     rank = {k: i for i, k in enumerate(sorted(ids))}
     try:
         records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        records.sort(key=lambda r: str(r.get("id")))
-        for r in records:
-            r["class"] = rank[r["id"]]
-        temporary = path.with_name(f".{path.name}.sorting")
-        with open(temporary, "w", encoding="utf-8") as out:
-            out.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
     except OSError as exc:
         raise CpsolveError(f"cannot sort the solutions file: {exc.strerror or exc}", where=str(path),
                            exit_code=1) from None
+    records.sort(key=lambda r: str(r.get("id")))
+    for r in records:
+        r["class"] = rank[r["id"]]
+    with replacing(path, "w") as out:
+        out.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ..limits import check_drawing
 from ..puzzle.geometry import Cell
-from ..puzzle.names import unseen
+from ..puzzle.names import escaped, unseen
 
 
 def printable(text: str) -> str:
@@ -21,7 +21,32 @@ def printable(text: str) -> str:
     a name may not hold: newlines, ESC, NUL, C1 controls, right-to-left overrides, ...) written as its
     Python escape (`\\x1b`, `\\n`, `\\u202e`), so that a name, a key or a line from a file stays on
     its line and cannot send the terminal a command. A name the loader accepts is shown unchanged."""
-    return "".join(repr(ch)[1:-1] if unseen(ch) else ch for ch in text)
+    return escaped(text)
+
+
+def shell_command(words: Sequence[str]) -> str:
+    """The words as one command line for a POSIX shell, each quoted so that it stays one word and is shown as
+    text: `shlex.quote`, or, for a word holding characters a terminal does not show (an --out name with an
+    escape sequence in it), `$'...'` with each of them written as an escape (`\\x1b`, `\\u202e`), which bash,
+    zsh, ksh and dash read back as the same word: the command shown is the command that runs."""
+    return " ".join(_shell_word(w) for w in words)
+
+
+def _shell_word(word: str) -> str:
+    import shlex
+
+    if not any(unseen(ch) for ch in word):
+        return shlex.quote(word)
+    out = []
+    for ch in word:
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif unseen(ch):
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF
+                       else f"\\U{ord(ch):08x}")
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
 
 
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -53,6 +53,9 @@ def resolve(model: str) -> Path:
         return builtin
     if path.is_dir():
         raise CpsolveError("is a directory, not a puzzle file", where=model)
+    if path.exists() and not path.is_file():  # `show fifo` said "no such puzzle file"
+        raise CpsolveError("is a pipe, a device or a socket, not a file: a puzzle or solutions file is read more than "
+                           "once (to tell what it is, then to read it); save it to a file first", where=model)
     if path.suffix.lower() in (".yaml", ".yml", BURRTOOLS_SUFFIX) or path.exists():
         if not path.is_file():
             raise CpsolveError("no such puzzle file", where=model)
@@ -76,15 +79,17 @@ BURRTOOLS_SUFFIX = ".xmpuzzle"
 
 
 def is_burrtools(path: Path) -> bool:
-    """A BurrTools file: named `.xmpuzzle`, or gzip / XML content (YAML puzzle files are neither)."""
-    if path.suffix.lower() == BURRTOOLS_SUFFIX:
-        return True
+    """A BurrTools file: gzip or XML content, whatever its name (a YAML puzzle file is neither, and one named
+    t.xmpuzzle was read as BurrTools; a file that cannot be read is said so by the reader it goes to)."""
     try:
         with path.open("rb") as fh:
-            head = fh.read(5)
+            head = fh.read(2)
+            if head == b"\x1f\x8b":
+                return True
+            text = (head + fh.read(4096)).lstrip(b"\xef\xbb\xbf \t\r\n")
     except OSError:
-        return False
-    return head[:2] == b"\x1f\x8b" or head == b"<?xml"
+        return path.suffix.lower() == BURRTOOLS_SUFFIX
+    return text.startswith(b"<")
 
 
 def read(model: str, strict: bool = True) -> Puzzle:

@@ -33,7 +33,7 @@ from yaml.constructor import SafeConstructor
 
 from ..errors import CpsolveError, unreadable
 from ..limits import active, box_volume, check, check_chain, check_container, exceeded
-from .names import check_names
+from .names import check_names, escaped
 from .schema import PuzzleFile
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024
@@ -277,15 +277,27 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _first_error(exc: ValidationError) -> CpsolveError:
-    err = exc.errors(include_url=False)[0]
-    message = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden":
-        message = "unknown field"
-    elif err["type"] == "missing":
-        message = "required field is missing"
-    extra = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-    return CpsolveError(message + extra, field=_field_path(err["loc"]) or None)
+SHOWN_ERRORS = 4
+"""How many of a file's problems its one-line error names (the rest are counted)."""
+
+
+def _errors(exc: ValidationError) -> CpsolveError:
+    """Every problem pydantic found, on one line: the first under its field, the next ones after it, each
+    with its own field (a file with two problems named only the first, "and 1 more problems"). A field
+    named twice (a union's members each refusing the value) is said once, with its first message."""
+    said: dict[str, str] = {}
+    for err in exc.errors(include_url=False):
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            message = "unknown field"
+        elif err["type"] == "missing":
+            message = "required field is missing"
+        said.setdefault(escaped(_field_path(err["loc"])), message)  # a key of the file can hold a line break
+    (first, message), *rest = said.items()
+    others = [f"{field}: {text}" if field else text for field, text in rest[:SHOWN_ERRORS - 1]]
+    more = len(rest) - len(others)
+    text = "; ".join([message, *others]) + (f" (and {more} more)" if more else "")
+    return CpsolveError(text, field=first or None)
 
 
 def _as_json(data: Any) -> str:
@@ -347,7 +359,7 @@ def parse_puzzle_text(text: str, where: str) -> PuzzleFile:
         spec = PuzzleFile.model_validate_json(_as_json(data), strict=True)
         _check_sizes(spec)
     except ValidationError as exc:
-        raise _first_error(exc).located(where) from None
+        raise _errors(exc).located(where) from None
     except CpsolveError as exc:
         raise exc.located(where) from None
     return spec

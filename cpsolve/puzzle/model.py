@@ -225,6 +225,9 @@ def packing(name: str, container: Shape, pieces: tuple[Piece, ...], *, optional:
     """A packing puzzle from its resolved parts, after the checks that need all of them: the volume
     (`check_volume`, unless not `strict`), coloured cells inside the container, the pieces that groups
     and the key piece name. Errors name the field, as in a puzzle file."""
+    if strict and not pieces:  # what the YAML reader's schema says; a BurrTools problem gets here without it
+        raise CpsolveError("a 'pieces' puzzle needs at least one piece (one that may be used at least once)",
+                           field="pieces")
     if strict:
         check_volume(pieces, len(container) - len(optional), len(optional))
     inside = set(container)
@@ -336,3 +339,35 @@ def puzzle_from_plain(data: dict[str, Any], origin: str | None = None) -> Puzzle
         container_colors=coloured(data["container_colors"]),
         color_rules=frozenset((a, b) for a, b in data["color_rules"]),
         groups=tuple(frozenset(g) for g in data["groups"]), grid=data.get("grid", "cubes"))
+
+
+def digest(puzzle: Puzzle) -> str:
+    """16 hex digits of a SHA-256 of what makes the puzzle's solutions what they are: its container (optional
+    cells, colours), its pieces by name (shapes, copies, colours), its chain, its colour rules and groups, its grid,
+    each in sorted order. Its name, description, source, reference, key piece and drawing colours are left
+    out: a solutions file keeps this to know its puzzle again (`output.solutions`), and an edited
+    description, a reordered piece list or a file written again in another layout is the same puzzle."""
+    import hashlib
+    import json
+
+    known = _DIGESTS.get(id(puzzle))
+    if known is not None and known[0] is puzzle:
+        return known[1]
+    plain = puzzle_plain(puzzle)
+    kept = {key: plain[key] for key in ("kind", "chain", "color_rules")}
+    kept.update(container=sorted(puzzle.container), optional=sorted(puzzle.optional),
+                container_colors=sorted(puzzle.container_colors), groups=sorted(sorted(g) for g in puzzle.groups),
+                pieces=sorted([p.name, sorted(p.shape), p.count, p.low, sorted(p.colors)] for p in puzzle.pieces))
+    if puzzle.grid != "cubes":  # the same cells are another puzzle on another grid (cubes' digests as they were)
+        kept["grid"] = puzzle.grid
+    text = json.dumps(kept, separators=(",", ":"), sort_keys=True)
+    found = hashlib.sha256(text.encode()).hexdigest()[:16]
+    if len(_DIGESTS) >= 32:
+        _DIGESTS.pop(next(iter(_DIGESTS)))
+    _DIGESTS[id(puzzle)] = (puzzle, found)
+    return found
+
+
+_DIGESTS: dict[int, tuple[Puzzle, str]] = {}
+"""The digests of the last puzzles asked about (each kept with its puzzle, so that its id stays its own): a
+sample writes one line per drawn assembly, each naming its puzzle's digest."""

@@ -42,6 +42,12 @@ def unseen(ch: str) -> str | None:
     return UNSEEN.get(unicodedata.category(ch))
 
 
+def escaped(text: str) -> str:
+    """`text` with every unseen character written as its Python escape (`\\x1b`, `\\n`): one line that
+    shows as text (`output.text.printable` is this, for what reaches a terminal)."""
+    return "".join(repr(ch)[1:-1] if unseen(ch) else ch for ch in text)
+
+
 def _problem(text: str, allowed: str = "") -> str | None:
     for ch in text:
         if ch not in allowed and (kind := unseen(ch)) is not None:

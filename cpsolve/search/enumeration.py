@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -361,6 +362,7 @@ def enumerate_classes(
         others = math.fsum(sizes[i] for i in waiting) / (workers - 1) if workers > 1 and waiting else 0.0
         return overrun_budget(sizes[part], others)
 
+    complete = False
     try:
         with collect.gate.installed():
             try:
@@ -380,15 +382,32 @@ def enumerate_classes(
             # its `--timeout` (issue 39).
             with collect.gate.held():
                 collect.settle()
+        if result.status is Status.COMPLETE:  # checked before the journal is marked complete
+            _check_counts(result, None if restored is None or journal is None else journal.path)
+        complete = result.status is Status.COMPLETE and result.subproblems_done == len(parts)
     except KeyboardInterrupt:  # a stop signal held while they were settled
         result.status = Status.INTERRUPTED
     finally:
         if book is not None:
-            book.finish(result.status is Status.COMPLETE and result.subproblems_done == len(parts))
+            book.finish(complete)
     result.seconds = time.perf_counter() - start
-    if result.status is Status.COMPLETE:
-        result.tally.check(result.puzzle)
     return result
+
+
+def _check_counts(result: EnumerationResult, resumed: Path | None) -> None:
+    """The two routes to the total agree at the end of a complete run (`Tally.check`). When they do not in a run
+    resumed from a journal, the journal is at fault, not cpsolve: a subproblem marked done by hand (its digest
+    made again) passes every check a journal can make alone, and only the end of the run shows it."""
+    try:
+        result.tally.check(result.puzzle)
+    except CpsolveError:
+        if resumed is None:
+            raise
+        tally = result.tally
+        raise CpsolveError(f"damaged journal: at the end of the resumed run the weights give {tally.total} "
+                           f"solutions and the rotation classes {tally.orbit_total}: a subproblem it holds as done "
+                           "was not searched (edited by hand?); it is left unfinished: delete it to start over",
+                           where=str(resumed)) from None
 
 
 OVERRUN = 4.0

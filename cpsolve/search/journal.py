@@ -112,6 +112,8 @@ _COLUMNS = {
     "tail": "idx, id, assemblies, mirror_distinct, placements",
 }
 """The columns the digest covers, per table (a part's seconds and finish time are not counted on)."""
+LATEST = 253402300799.0
+"""The last second of the year 9999: a journal's times lie between 1970 and this (what `time.localtime` shows)."""
 _UNDIGESTED = ("updated", "digest")
 """Meta keys outside the digest: the time of the last commit changes with every commit."""
 _MOD = 1 << 128
@@ -222,8 +224,11 @@ class Summary:
 
     @property
     def holds_work(self) -> bool:
-        """Whether replacing the journal would lose anything: a finished subproblem, a class."""
-        return bool(self.parts_done or self.classes)
+        """Whether replacing the journal would lose work: a finished subproblem. Classes found in subproblems
+        not finished are not (a resume searches those subproblems again from their start and finds them
+        again): after `enumerate soma --limit 5` a plain `enumerate soma` replaces the journal, as the
+        README says of a journal with nothing done, where it was refused ("add --resume")."""
+        return bool(self.parts_done)
 
     def as_json(self) -> dict[str, object]:
         return {**self.__dict__, "argv": list(self.argv), "command": self.command}
@@ -684,6 +689,11 @@ class _Checker:
         if problems != ("ok",):
             said = " ".join(str(problems[0] if problems else "no answer").split())
             raise self.bad(f"SQLite finds it corrupt ({said})")
+        # Nothing beside the tables cpsolve makes: a trigger (or a view, a table, an index) added by hand runs
+        # on a resume's writes and could change them behind the checks (a trigger deleting classes passed).
+        for kind, name in self.db.execute("SELECT type, name FROM sqlite_master ORDER BY 1, 2"):
+            if not (kind == "table" and name in _COLUMNS or kind == "index" and str(name).startswith("sqlite_auto")):
+                raise self.bad(f"it holds {kind} {str(name)[:40]!r}, which cpsolve never makes")
         meta = {key: value for key, value in _rows(self.db, "meta", self.acc)}
         every = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
         m = self.meta(meta, every)
@@ -767,9 +777,17 @@ class _Checker:
                 raise ValueError
             return v
 
+        def moment(s: str) -> float:
+            """A time (seconds since 1970) that a calendar can show: `updated` is outside the digest, and inf
+            or 1e300 there reached `cpsolve journal` as an OverflowError."""
+            v = float(s)
+            if not 0 <= v <= LATEST:
+                raise ValueError
+            return v
+
         out = _Meta(fingerprint=value("fingerprint", digest), puzzle=value("puzzle", str), argv=value("argv", words),
                     numberings=value("numberings", count), planned=value("planned", count),
-                    started=value("started", float), updated=value("updated", float, every),
+                    started=value("started", moment), updated=value("updated", moment, every),
                     complete=value("complete", flag), classes=value("classes", size),
                     out_bytes=value("out_bytes", size), session=value("session", size),
                     digest=value("digest", digest, every))

@@ -204,7 +204,11 @@ def explain_puzzle(puzzle: Puzzle, *, backend: str = "sat", timeout: float | Non
     if (found := checked(counting.uncovered(problem))) is not None:
         return report("no-assembly", found)
     tried.append("colourings")
-    if (found := checked(counting.colouring(puzzle, problem))) is not None:
+    try:
+        found = checked(counting.colouring(puzzle, problem, deadline))
+    except counting.Deadline:
+        return report("unknown", None, "the deadline passed while the colourings were tried")
+    if found is not None:
         return report("no-assembly", found)
     tried.append("search")
     engine = for_problem("auto", problem)

@@ -27,6 +27,7 @@ instead of sets of totals).
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -87,8 +88,11 @@ class Volume:
 
 
 def volume(puzzle: Puzzle) -> Volume | None:
-    """The volume argument, when the pieces' possible volumes miss the container's needs."""
+    """The volume argument, when the pieces' possible volumes miss the container's needs (never tried when a
+    piece's range of copies alone has more than MAX_SUMS values: the totals would not be listed anyway)."""
     pieces = tuple((p.name, p.size, p.low, p.count) for p in puzzle.pieces)
+    if any(hi - lo >= MAX_SUMS for _, _, lo, hi in pieces):
+        return None
     totals = _sums([[size * k for k in range(lo, hi + 1)] for _, size, lo, hi in pieces])
     required = len(puzzle.required)
     optional = len(puzzle.optional)
@@ -308,10 +312,17 @@ def _weightings(k: int) -> list[tuple[int, ...]]:
     return units + signed
 
 
-def colouring(puzzle: Puzzle, problem: ExactCoverProblem) -> ColourArgument | None:
-    """The first colouring and weighting (in `schemes()` order) that refutes the puzzle, or None."""
+class Deadline(Exception):
+    """The deadline passed while the colourings were tried (`colouring`)."""
+
+
+def colouring(puzzle: Puzzle, problem: ExactCoverProblem, deadline: float | None = None) -> ColourArgument | None:
+    """The first colouring and weighting (in `schemes()` order) that refutes the puzzle, or None. Raises
+    `Deadline` once `deadline` (a `time.perf_counter()` value) has passed: on a large box of many copies
+    (a 12x12x12 box of dominoes) the colourings alone took 90 s."""
     optional = problem.optional_set
     for scheme in schemes():
+        _check(deadline)
         raw = [scheme.colour(c) for c in problem.cells]
         present = sorted(set(raw))
         names = {scheme.colour(c): scheme.label(c) for c in problem.cells}
@@ -326,6 +337,7 @@ def colouring(puzzle: Puzzle, problem: ExactCoverProblem) -> ColourArgument | No
             (spare if c in optional else required)[col] += 1
         vectors: list[set[tuple[int, ...]]] = []
         for rows in problem.rows_by_piece:
+            _check(deadline)
             seen: set[tuple[int, ...]] = set()
             for r in rows:
                 v = [0] * k
@@ -334,7 +346,7 @@ def colouring(puzzle: Puzzle, problem: ExactCoverProblem) -> ColourArgument | No
                 seen.add(tuple(v))
             vectors.append(seen)
         for w in _weightings(k):
-            found = _refutes(problem, vectors, required, spare, w)
+            found = _refutes(problem, vectors, required, spare, w, deadline)
             if found is not None:
                 need, values, totals = found
                 return ColourArgument(
@@ -346,8 +358,8 @@ def colouring(puzzle: Puzzle, problem: ExactCoverProblem) -> ColourArgument | No
 
 
 def _refutes(problem: ExactCoverProblem, vectors: Sequence[set[tuple[int, ...]]], required: Sequence[int],
-             spare: Sequence[int], w: Sequence[int]) -> tuple[tuple[int, int], list[tuple[int, ...]],
-                                                            tuple[int, ...]] | None:
+             spare: Sequence[int], w: Sequence[int], deadline: float | None = None
+             ) -> tuple[tuple[int, int], list[tuple[int, ...]], tuple[int, ...]] | None:
     need = _need(required, spare, w)
     values = [tuple(sorted({sum(a * b for a, b in zip(w, v, strict=True)) for v in vs})) for vs in vectors]
     choices = []
@@ -357,10 +369,13 @@ def _refutes(problem: ExactCoverProblem, vectors: Sequence[set[tuple[int, ...]]]
             if lo:
                 return None  # a piece without placements: the argument for that comes earlier
             continue
+        fit = fitting(hi, lo, len(problem.rows[problem.rows_by_piece[p][0]].cells), problem.n_cells)
+        if fit is None:
+            return None  # more copies must be used than fit: the volume's argument, not a colouring's
         per_copy = list(vals)
-        for copy in range(hi):
+        for copy in range(fit):
             choices.append(per_copy if copy < lo else [0, *per_copy])
-    totals = _sums(choices)
+    totals = _sums(choices, deadline)
     if totals is None or any(need[0] <= t <= need[1] for t in totals):
         return None
     return need, values, tuple(totals)
@@ -373,10 +388,25 @@ def _need(required: Sequence[int], spare: Sequence[int], w: Sequence[int]) -> tu
     return lo, hi
 
 
-def _sums(choices: Sequence[Sequence[int]]) -> list[int] | None:
-    """Every total of one value from each list (None when the set grows past MAX_SUMS)."""
+def _check(deadline: float | None) -> None:
+    if deadline is not None and time.perf_counter() > deadline:
+        raise Deadline
+
+
+def fitting(count: int, low: int, size: int, cells: int) -> int | None:
+    """The copies of a piece a colouring counts: at most `count`, and no more than fit in `cells` (a piece
+    given a billion copies contributes the few that can lie in the container); None when more than fit
+    must be used (no colouring is needed to say there is no assembly)."""
+    fit = cells // size
+    return None if low > fit else min(count, fit)
+
+
+def _sums(choices: Sequence[Sequence[int]], deadline: float | None = None) -> list[int] | None:
+    """Every total of one value from each list (None when the set grows past MAX_SUMS); raises `Deadline` once
+    `deadline` has passed."""
     totals = {0}
     for options in choices:
+        _check(deadline)
         totals = {t + v for t in totals for v in set(options)}
         if len(totals) > MAX_SUMS:
             return None
@@ -412,17 +442,29 @@ def recheck(puzzle: Puzzle, found: Argument) -> str | None:
 
 
 def _recheck_volume(puzzle: Puzzle, found: Volume) -> str | None:
-    possible = 1  # bit t set: total volume t can be made
+    """Every total volume as bits of one number, each past the container's size saturated into the bit
+    `over`: a total past the container fills nothing more than another, so a billion copies cost no more
+    than the few that fit (they made a 2,000,000,000-bit number, 40 s)."""
+    over = len(puzzle.container) + 1
+    low_bits = (1 << over) - 1
+
+    def saturated(bits: int) -> int:
+        return (bits & low_bits) | ((bits >> over != 0) << over)
+
+    possible = 1  # bit t set: total volume t can be made (bit `over`: `over` or more)
     for piece in puzzle.pieces:
         step = 0
         for k in range(piece.low, piece.count + 1):
-            step |= possible << (piece.size * k)
+            step |= saturated(possible << min(piece.size * k, over))
+            if piece.size * k >= over:  # every further copy is past the container too
+                break
         possible = step
     need = range(len(puzzle.required), len(puzzle.container) + 1)
     if any(possible >> t & 1 for t in need):
         return "a choice of copies fills the container"
-    made = tuple(t for t in range(possible.bit_length()) if possible >> t & 1)
-    return None if made == found.totals else f"the totals are {made}, not {found.totals}"
+    made = tuple(t for t in range(over + 1) if possible >> t & 1)
+    claimed = tuple(sorted({min(t, over) for t in found.totals}))
+    return None if made == claimed else f"the totals are {made}, not {found.totals}"
 
 
 def _placements_through(puzzle: Puzzle, shape: Sequence[Cell], cell: Cell | None, piece: object) -> bool:
@@ -460,11 +502,13 @@ def _recheck_colouring(puzzle: Puzzle, found: ColourArgument) -> str | None:
     hi = req + sum(max(0, weight[scheme.colour(c)]) for c in optional)
     if (lo, hi) != found.need:
         return f"the container needs {lo} to {hi}, not {found.need}"
-    offset = sum(p.size * p.count for p in puzzle.pieces) * max(map(abs, found.weights))
+    cells = len(puzzle.container)
+    copies = {p.name: fitting(p.count, p.low, p.size, cells) or 0 for p in puzzle.pieces}
+    offset = sum(p.size * copies[p.name] for p in puzzle.pieces) * max(map(abs, found.weights))
     possible = 1 << offset  # bit offset + t set: weighted total t can be made
     for piece in puzzle.pieces:
         values = {sum(weight[scheme.colour(c)] for c in cells) for cells in colored_placements(piece, puzzle)}
-        for copy in range(piece.count):
+        for copy in range(copies[piece.name]):
             step = possible if copy >= piece.low else 0
             for v in values:
                 step |= possible << v if v >= 0 else possible >> -v
