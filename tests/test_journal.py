@@ -350,7 +350,8 @@ def test_a_run_stopped_by_its_limit_is_continued_without_it(tmp_path: Path) -> N
     classes written count toward it). The suggestion drops it, in both spellings, and it continues the run."""
     first = cpsolve("enumerate", "soma", "--limit", "50", "-q", "--out", "s.jsonl", "--journal", "s.journal",
                     cwd=tmp_path)
-    assert first.stdout.rstrip().endswith("continue with: cpsolve enumerate soma -q --out s.jsonl --journal s.journal --resume")
+    assert first.stdout.rstrip().endswith(
+        "continue with: cpsolve enumerate soma -q --out s.jsonl --journal s.journal --resume")
     shown = cpsolve("journal", "s.journal", cwd=tmp_path).stdout
     (resume,) = [line for line in shown.splitlines() if line.startswith("continue with: ")]
     words = shlex.split(resume.removeprefix("continue with: "))
