@@ -386,10 +386,15 @@ fourfold; split at once, they became 294 parts and cost 0.05 s of a 2.6 s run on
 no shorter idle tail. A giant met near the end, when little is waiting, is split as before."""
 
 
+MAX_BUDGET = 1 << 62
+"""...and never past this (the engine takes a C long long): sizes are capped (`estimate.SIZE_CAP`), but their
+multiples and sums are not."""
+
+
 def overrun_budget(size: float, others: float = 0.0) -> int:
     """The node budget of a part estimated at `size` nodes when the other workers have `others` nodes of
-    work each still waiting (see OVERRUN, MIN_BUDGET and SHARE)."""
-    return max(MIN_BUDGET, int(OVERRUN * size), int(SHARE * others))
+    work each still waiting (see OVERRUN, MIN_BUDGET, SHARE and MAX_BUDGET)."""
+    return min(MAX_BUDGET, max(MIN_BUDGET, int(min(OVERRUN * size, MAX_BUDGET)), int(min(SHARE * others, MAX_BUDGET))))
 
 
 def _run(prepared: Prepared, backend: Backend, parts: Sequence[tuple[int, ...]], order: Sequence[int], workers: int,
