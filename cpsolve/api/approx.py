@@ -283,8 +283,9 @@ def count_approx(
     `guarantee` adds ApproxMC's count of the sat backend's CNF projected on the placement variables
     (within a factor 1 + `epsilon` with probability at least 1 - `delta`; the extra `cpsolve[approx]`),
     after the walks (which then get a quarter of `timeout`): its time is predicted from the walks' count
-    and stated (`progress`) before it starts, and it is refused (exit code 3) when the prediction passes
-    what is left of `timeout`. A chain has no walks (its joints are not exact cover): ApproxMC counts it.
+    and stated (`progress`) before it starts, and it is not run when the prediction passes what is left of
+    `timeout` (a note says so, status "timeout"). A chain has no walks (its joints are not exact cover):
+    ApproxMC counts it (then past the timeout it is an error, exit code 3).
 
     >>> a = cpsolve.count_approx(cpsolve.load("soma"))
     >>> a.total, a.exact, a.stderr, a.rotations
@@ -358,15 +359,21 @@ def count_approx(
             found = replace(found, status="complete")  # the walks' share of the time, as planned
     counted = None
     if guarantee and (found is None or found.status != "interrupted"):
-        counted = _guarantee(prepared, found, epsilon, delta, seed, deadline, workers, numberings, progress)
+        answer = _guarantee(prepared, found, epsilon, delta, seed, deadline, workers, numberings, progress)
+        if isinstance(answer, str):
+            notes.append(answer)
+            if found is not None:
+                found = replace(found, status="timeout")
+        else:
+            counted = answer
     return _counts(prepared, found, seed, numberings, counted, notes)
 
 
 def _guarantee(prepared: Prepared, found: WalkEstimate | None, epsilon: float, delta: float, seed: int,
                deadline: float | None, workers: int, numberings: int, progress: Callable[[str], object] | None
-               ) -> Guaranteed:
+               ) -> Guaranteed | str:
     """ApproxMC over the key's parts, each CNF made where it is counted; its time predicted and stated first,
-    and refused past the deadline."""
+    and refused past the deadline (the reason, when the walks answer instead; an error, when nothing does)."""
     from functools import partial
 
     from ..search.approx import TIMEOUT_EXIT, part_cnf, predicted_seconds, split_count
@@ -384,9 +391,11 @@ def _guarantee(prepared: Prepared, found: WalkEstimate | None, epsilon: float, d
         progress(f"ApproxMC: {len(starts)} part(s), about {_duration(predicted)} predicted "
                  f"(from the parts' size and the walks' count; within a factor 3 on the models measured)")
     if left is not None and predicted > left:
-        raise CpsolveError(f"--guarantee: ApproxMC would take about {_duration(predicted)} here, more than the "
-                           f"{_duration(max(left, 0.0))} left of --timeout (the walks' estimate is the answer within "
-                           "it)", field="timeout", exit_code=TIMEOUT_EXIT)
+        refused = (f"ApproxMC would take about {_duration(predicted)} here, more than the {_duration(max(left, 0.0))} "
+                   "left of --timeout: not run")
+        if found is None:  # nothing else to answer with
+            raise CpsolveError(refused, field="guarantee", exit_code=TIMEOUT_EXIT)
+        return refused
 
     def part_done(done: int, of: int) -> None:
         if progress is not None:
