@@ -103,6 +103,22 @@ def test_part_sizes_past_a_double_are_capped_in_order():
     assert overrun_budget(SIZE_CAP, SIZE_CAP * 10) == MAX_BUDGET
 
 
+def test_enumerate_sizes_parts_past_a_double():
+    """The dominoes box on two workers: its parts' sizes (1e260 nodes and more) made the node budget an int
+    too big for the engine ("a worker failed ... OverflowError"); now a timeout like any other."""
+    proc = run_cli("enumerate", "-", "--workers", "2", "--timeout", "3", "--no-save", "-q")
+    assert proc.returncode == 2  # "-" is no puzzle: the command's own refusal, in one line
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "dominoes.yaml"
+        path.write_text("name: dominoes\ncontainer: {box: [12, 12, 12]}\npieces: {D: {cells: [[0,0,0],[1,0,0]], "
+                        "count: 864}}\n")
+        proc = run_cli("enumerate", str(path), "--workers", "2", "--timeout", "4", "--no-save", "-q")
+    assert proc.returncode == 3, proc.stderr
+    assert "TIMEOUT" in proc.stdout and "error" not in proc.stderr
+
+
 # --- descents: the compiled walker and its twin ----------------------------------------------------
 
 
@@ -273,6 +289,11 @@ def test_samples_by_walks_are_solutions_near_uniform(monkeypatch):
     assert sum(sizes.values()) == 136 and len(sizes) == 10
     chi2 = sum((seen[c] - 600 * sizes[c] / 136) ** 2 / (600 * sizes[c] / 136) for c in sizes)
     assert chi2 < 27.9, (chi2, seen, sizes)
+
+
+def test_sample_refuses_bad_input_before_it_draws():
+    with pytest.raises(cpsolve.CpsolveError, match="at least 1"):
+        cpsolve.sample(cpsolve.load("soma"), 0)  # not iterated: refused all the same
 
 
 def test_sample_of_a_puzzle_without_solutions():

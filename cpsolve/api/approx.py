@@ -438,15 +438,21 @@ def sample(puzzle: Puzzle, n: int, *, seed: int = 1, timeout: float | None = Non
     >>> len(drawn), {s.index for s in drawn}, drawn[0].assemblies, drawn[0].found_by
     (3, {0}, 8, 'enumeration')
     """
-    from ..output.solutions import labelled
-    from ..problem.canonical import class_id
-    from ..search.sampling import draws
-
     if n < 1:
         raise CpsolveError(f"must be at least 1, not {n}", field="n")
     check_timeout(timeout)
     deadline = None if timeout is None else time.time() + timeout
     prepared = _prepared(puzzle, True, workers)
+    return _drawn(puzzle, prepared, n, seed, deadline, workers, guarantee, progress)
+
+
+def _drawn(puzzle: Puzzle, prepared: Prepared, n: int, seed: int, deadline: float | None, workers: int,
+           guarantee: bool, progress: Callable[[str], object] | None) -> Iterator[Solution]:
+    """`sample`'s draws as `Solution`s, each class numbered as the sample meets it."""
+    from ..output.solutions import labelled
+    from ..problem.canonical import class_id
+    from ..search.sampling import draws
+
     problem = prepared.problem
     classes: dict[str, int] = {}
     for draw in draws(prepared, n, seed, deadline, workers, guarantee, progress):

@@ -457,8 +457,10 @@ def walk_runner(address: str) -> Any:
 
         distributed = _import_distributed()
         with distributed.utils.silence_logging_cmgr(QUIET), _client(distributed, address, local) as client:
-            if not _has_workers(client, address, deadline):
-                yield next(units), None
+            if not _has_workers(client, address, deadline):  # the deadline came first
+                first = next(units, None)
+                if first is not None:
+                    yield first, None
                 return
             run_id = uuid.uuid4().hex
             shared = _share(client, (ctx.problem, plan), f"cpsolve-walks-{run_id}")

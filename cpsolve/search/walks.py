@@ -17,9 +17,10 @@ The walks are stratified (`plan`): the search is cut into strata, the key piece'
 by the engine's own first choices (`parts.split`), each weighted by its orbit as enumeration weights
 them, and every stratum gets its own walks; the estimate is the weighted sum of the strata's means, its
 variance the weighted sum of theirs. A stratum at or below the tail depth is counted exactly once and
-has no variance. How many walks each stratum gets (`Stratum.share`) is fixed from a pilot of
-PILOT_WALKS walks per stratum, in proportion to its weight x spread / sqrt(cost) (Neyman's allocation)
-with a floor; the pilot's own walks then count for nothing but the first, quick answer. Measured
+has no variance. How many walks each stratum gets (`Stratum.share`) is fixed from a pilot of a few walks
+per stratum, in proportion to its weight x spread / sqrt(cost) (Neyman's allocation) with a floor; the
+pilot's own walks then give the first, quick answer, and stand for a stratum only until it has two of
+its own (an i.i.d. sample of it too, drawn before any decision). Measured
 (prototype, `benchmarks/approx.py`): re-deciding the shares from the walks themselves as they came made
 the estimate biased low by several standard errors on the Y-pentacube box and Bedlam (a stratum whose
 first walks found nothing got few more, and a stratum's mean is then mostly too low); shares fixed
@@ -162,7 +163,7 @@ class WalkEstimate:
     interval: tuple[Scaled, Scaled] | None = None
     why_no_interval: str | None = None
     status: str = "complete"
-    """complete (the walks or the precision asked for), timeout, interrupted, or pilot (planning only)."""
+    """complete (the walks, seconds or precision asked for), timeout, or interrupted."""
     parts: tuple[tuple[tuple[int, ...], float], ...] = ()
     """Each key part's estimated solutions (unweighted: the part's own), by its prefix (one row, or none):
     what ApproxMC's cost is predicted from."""
