@@ -389,7 +389,7 @@ def _guarantee(prepared: Prepared, found: WalkEstimate | None, epsilon: float, d
     left = None if deadline is None else deadline - time.time()
     if progress is not None:
         progress(f"ApproxMC: {len(starts)} part(s), about {_duration(predicted)} predicted "
-                 f"(from the parts' size and the walks' count; within a factor 3 on the models measured)")
+                 f"(from the parts' size and the walks' count: rough, within a factor 2 where measured)")
     if left is not None and predicted > left:
         refused = (f"ApproxMC would take about {_duration(predicted)} here, more than the {_duration(max(left, 0.0))} "
                    "left of --timeout: not run")

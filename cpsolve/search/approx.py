@@ -316,7 +316,8 @@ def predicted_seconds(problem: ExactCoverProblem, starts: Sequence[Sequence[int]
     taken as large as the largest known), on `workers` at once. A model fitted to the measured runs (see
     APPROXMC_SECONDS): a part of at most `threshold` solutions costs EXACT_PART_SECONDS; a larger one
     sqrt(literals) x iterations(delta per part) x (1 + log2(count / threshold)) units (the square root:
-    larger formulas were cheaper per literal). Rough: within a factor 3 where it was checked."""
+    larger formulas were cheaper per literal). Rough: within a factor 2 where ApproxMC needed random cuts
+    (results/approx.md, section 4)."""
     known = [c for c in counts if c is not None]
     top = max(known, default=1e6)
     cell = threshold(epsilon)
