@@ -1,5 +1,6 @@
-"""Counts beyond enumeration (issue 29): ApproxMC's projected count, Knuth's solution estimate, UniGen's
-samples, and the commands `count --approx` and `sample`.
+"""Guaranteed counts and samples (issue 29, `--guarantee` since issue 41): ApproxMC's projected count, its
+cost predicted and stated before it starts, UniGen's samples. The walks' estimate and the exact draws are
+tests/test_walks.py's.
 
 Every figure is checked against the exact counts the models carry (their `reference`, which the
 enumeration tests check in turn); seeds are fixed, so a failure reproduces.
@@ -8,7 +9,8 @@ enumeration tests check in turn); seeds are fixed, so a failure reproduces.
 from __future__ import annotations
 
 import json
-import math
+import re
+import time
 from collections import Counter
 
 import pytest
@@ -17,7 +19,6 @@ from conftest import one_line, run_cli
 import cpsolve
 from cpsolve.problem.cnf import encode
 from cpsolve.search.enumeration import prepare
-from cpsolve.search.estimate import estimate_solutions, probe_values
 
 pytest.importorskip("pyapproxmc")
 pytest.importorskip("pyunigen")
@@ -55,7 +56,8 @@ def test_the_projection_makes_the_count_the_assemblies():
     projected = projected_count(cnf, seed=3)
     assert (projected.count, projected.is_exact, projected.interval) == (13, True, (13.0, 13.0))
     assert projected_count(cnf, seed=3, projection=range(1, cnf.n_vars + 1)).count == 108
-    assert cpsolve.count_approx(bar, walks=0).total == 13
+    found = cpsolve.count_approx(bar, guarantee=True)
+    assert found.guarantee is not None and (found.guarantee.count, found.total) == (13, 13)
 
 
 def test_a_part_that_pyapproxmc_4_4_miscounts():
@@ -92,89 +94,66 @@ def test_parts_sum_with_their_weights():
 
 
 @pytest.mark.parametrize("model", ["slothouber-graatsma", "t-tetracube-6x6x2"])
-@pytest.mark.slow
-def test_count_approx_contains_the_exact_total(model):
+def test_guarantee_contains_the_exact_total(model):
     puzzle = cpsolve.load(model)
     assert puzzle.reference is not None
     exact = puzzle.reference.counts()[0]
-    found = cpsolve.count_approx(puzzle, seed=1, walks=20_000, workers=2)
-    low, high = found.interval
-    assert low <= exact <= high and found.delta == 0.2 and found.notes == ()
-    assert abs(found.knuth - exact) <= 3 * found.knuth_stderr
-    assert found.as_json()["interval"] == [low, high]
+    found = cpsolve.count_approx(puzzle, seed=1, workers=2, guarantee=True)
+    g = found.guarantee
+    assert g is not None and g.interval[0] <= exact <= g.interval[1] and g.delta == 0.2 and found.notes == ()
+    assert found.total == exact and found.exact  # the walks: small enough to count
+    assert found.as_json()["guarantee"]["interval"] == list(g.interval) and g.predicted > 0
 
 
-@pytest.mark.slow
-def test_count_approx_timeout_is_a_note_and_the_walks_still_answer():
-    found = cpsolve.count_approx(cpsolve.load("soma"), timeout=0.5, walks=4000)
-    assert found.total is None and found.interval is None
-    assert found.notes == ("ApproxMC: ApproxMC did not finish within 0.5 s",)
-    assert found.knuth is not None and found.best == found.knuth
+def test_guarantee_past_the_timeout_is_refused_before_it_starts():
+    """The Tetris Cube: ApproxMC did not finish in 90 s on two cores; its predicted time passes a 10 s
+    timeout, so it is not run, a note says both times, and the walks' estimate answers (status timeout)."""
+    began = time.monotonic()
+    found = cpsolve.count_approx(cpsolve.load("tetris-cube"), guarantee=True, timeout=10, workers=2)
+    assert found.guarantee is None and found.status == "timeout" and found.total is not None
+    assert len(found.notes) == 1 and re.fullmatch(r"ApproxMC would take about .* here, more than the .* left of "
+                                                  r"--timeout: not run", found.notes[0])
+    assert time.monotonic() - began < 12
+
+
+def test_predicted_seconds_follow_the_measured_runs():
+    """The cost model against the runs it was fitted to (results/approx.md): within a factor 2 of each."""
+    from cpsolve.search.approx import predicted_seconds
+
+    for model, part, count, seconds in (("t-tetracube-6x6x2", 0, 136, 10.5), ("cubissimo", 0, 127, 13.4),
+                                        ("soma", 0, 207, 19.8)):
+        broken = prepare(cpsolve.load(model)).broken
+        start = broken.starts[part]
+        own = predicted_seconds(broken.problem, [start] * len(broken.starts), [count] * len(broken.starts))
+        assert seconds / 2 <= own / len(broken.starts) <= seconds * 2, (model, own)
+
+
+@pytest.mark.parametrize("bad, field", [({"epsilon": 0}, "epsilon"), ({"delta": 1.0}, "delta")])
+def test_bad_parameters(bad, field):
+    with pytest.raises(cpsolve.CpsolveError) as caught:
+        cpsolve.count_approx(cpsolve.load("soma"), guarantee=True, **bad)
+    assert caught.value.field == field and caught.value.exit_code == 2
 
 
 def test_derived_counts_are_total_over_the_group():
-    found = cpsolve.count_approx(cpsolve.load("slothouber-graatsma"), walks=0)
-    assert (found.total, found.rotations, found.symmetries) == (8, 24, 48)
+    found = cpsolve.count_approx(cpsolve.load("slothouber-graatsma"), guarantee=True)
+    assert (found.guarantee.count, found.total, found.rotations, found.symmetries) == (8, 8, 24, 48)
     # 8 / 24 is no whole number: symmetric assemblies exist, and the true count (1) is larger
     assert found.unique_rotation == pytest.approx(8 / 24) and found.unique_symmetry == pytest.approx(8 / 48)
 
 
-@pytest.mark.parametrize("bad, field", [({"epsilon": 0}, "epsilon"), ({"delta": 1.0}, "delta"),
-                                        ({"walks": -1}, "walks"), ({"timeout": -1.0}, "timeout")])
-def test_bad_parameters(bad, field):
-    with pytest.raises(cpsolve.CpsolveError) as caught:
-        cpsolve.count_approx(cpsolve.load("soma"), **bad)
-    assert caught.value.field == field and caught.value.exit_code == 2
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("model", ["cubissimo"])  # soma's (81 s on 2 cores) is in results/approx.md
-def test_count_approx_contains_the_exact_total_slow(model):
-    puzzle = cpsolve.load(model)
-    exact = puzzle.reference.counts()[0]
-    found = cpsolve.count_approx(puzzle, seed=1, walks=50_000, workers=2)
-    low, high = found.interval
-    assert low <= exact <= high
-    assert abs(found.knuth - exact) <= 3 * found.knuth_stderr
+def test_parts_are_made_where_they_are_counted():
+    """SolidSixPieceBurrs' 176 parts took 3.9 GB made all at once: a part's CNF is made by the process that
+    counts it, from a maker, one at a time."""
+    from functools import partial
 
+    from cpsolve.search.approx import part_cnf
 
-# --- Knuth's estimate of the solutions ------------------------------------------------------------
-
-
-def test_solution_walks_match_their_python_twin():
-    for model in ("soma", "t-tetracube-6x6x2"):
-        problem = prepare(cpsolve.load(model)).problem
-        c = probe_values(problem, [()], 300, 11, solutions=True)
-        python = probe_values(problem, [()], 300, 11, compiled=False, solutions=True)
-        assert c == python and any(v > 0 for v in c) and any(v == 0 for v in c)
-
-
-def test_solution_walks_on_a_tiny_tree_are_exact():
-    """A 3x1x1 bar of three unit cubes (three identical copies): every walk reaches the one cover
-    with degrees 1, 1, 1, so each walk is worth exactly 1, with no error."""
-    bar = cpsolve.puzzle_from_dict({"name": "bar", "container": {"box": [3, 1, 1]},
-                                    "pieces": {"u": {"cells": [[0, 0, 0]], "count": 3}}})
-    found = estimate_solutions(prepare(bar).problem, walks=50)
-    assert (found.solutions, found.stderr, found.reached) == (1.0, 0.0, found.walks)
-
-
-@pytest.mark.parametrize("model, walks", [("soma", 40_000), ("cubissimo", 40_000), ("t-tetracube-6x6x2", 20_000)])
-def test_knuth_within_three_standard_errors(model, walks):
-    """(Not on Conway's 5x5x5: 1 of 200,000 walks reaches a solution there, and the error bar of one
-    success means nothing: results/approx.md.)"""
-    puzzle = cpsolve.load(model)
-    exact = puzzle.reference.counts()[0]
-    broken = prepare(puzzle).broken
-    one = estimate_solutions(broken.problem, broken.starts, broken.weights or (1,), walks, seed=5)
-    two = estimate_solutions(broken.problem, broken.starts, broken.weights or (1,), walks, seed=5, workers=2)
-    assert (one.solutions, one.stderr, one.walks, one.reached) == (two.solutions, two.stderr, two.walks, two.reached)
-    assert one.reached > 0 and abs(one.solutions - exact) <= 3 * one.stderr
-
-
-def test_walks_stop_at_their_deadline():
-    problem = prepare(cpsolve.load("bedlam")).problem
-    found = estimate_solutions(problem, walks=10**9, seconds=0.3)
-    assert found.walks < 10**9 and found.seconds < 5
+    broken = prepare(cpsolve.load("soma")).broken
+    makers = [(partial(part_cnf, broken.problem, s), w) for s, w in zip(broken.starts, broken.weights, strict=True)]
+    found = split_count(makers, seed=1, workers=2)
+    assert found.parts == 3 and found.interval[0] <= 11520 <= found.interval[1]
 
 
 # --- UniGen ---------------------------------------------------------------------------------------
@@ -186,7 +165,8 @@ DOMINOES = {"name": "dominoes", "container": {"box": [2, 2, 4]},
 
 def test_sampled_assemblies_are_solutions_of_their_class():
     puzzle = cpsolve.puzzle_from_dict(DOMINOES)
-    drawn = cpsolve.sample(puzzle, 20, seed=7)
+    drawn = list(cpsolve.sample(puzzle, 20, seed=7, guarantee=True))
+    assert {s.found_by for s in drawn} == {"unigen"}
     assert len(drawn) == 20
     from cpsolve.puzzle.assembly import check_solution
 
@@ -199,7 +179,6 @@ def test_sampled_assemblies_are_solutions_of_their_class():
         assert s.index == first[s.id]
 
 
-@pytest.mark.slow
 def test_sample_is_near_uniform():
     """Chi-square over the classes of the 121 domino tilings of a 2x2x4 box (25 classes up to rotation
     and reflection): UniGen draws assemblies, so a class should come in proportion to its assemblies.
@@ -207,7 +186,7 @@ def test_sample_is_near_uniform():
     0.1 % critical value of chi-square with 24 degrees of freedom is 51.2."""
     box = cpsolve.puzzle_from_dict(DOMINOES)
     assert cpsolve.count(box) == (121, 26, 25)
-    drawn = cpsolve.sample(box, 600, seed=5)
+    drawn = list(cpsolve.sample(box, 600, seed=5, guarantee=True))
     sizes = {s.id: s.assemblies for s in drawn}
     seen = Counter(s.id for s in drawn)
     assert len(seen) == 25 and sum(sizes.values()) == 121
@@ -215,37 +194,20 @@ def test_sample_is_near_uniform():
     assert chi2 < 51.2, (chi2, seen, sizes)
 
 
-def test_sample_of_a_puzzle_without_solutions():
-    none = cpsolve.puzzle_from_dict({"name": "none", "container": {"box": [3, 2, 1]}, "pieces": {
-        "I": {"cells": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]}, "L": {"cells": [[0, 0, 0], [1, 0, 0], [0, 1, 0]]}}})
-    assert cpsolve.count(none).total == 0
-    assert cpsolve.sample(none, 3) == []
-
-
 # --- the command line -----------------------------------------------------------------------------
 
 
-def test_cli_count_approx_json():
-    proc = run_cli("count", "slothouber-graatsma", "--approx", "--walks", "4000", "--json", "-q")
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
-    assert (out["total"], out["interval"], out["exact"], out["delta"], out["epsilon"]) == (8, [8.0, 8.0], True, 0.2,
-                                                                                           0.8)
-    assert out["derived"]["rotations"] == 24 and math.isclose(out["derived"]["unique_rotation"], 8 / 24)
-    assert out["knuth"]["walks"] == 4000 and proc.stderr == ""
-
-
-@pytest.mark.slow
-def test_cli_count_approx_text_and_progress():
-    proc = run_cli("count", "t-tetracube-6x6x2", "--approx", "--walks", "2000", "--seed", "2")
+def test_cli_guarantee_states_its_cost_first():
+    proc = run_cli("count", "t-tetracube-6x6x2", "--approx", "--guarantee", "--seed", "2")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "t-tetracube-6x6x2: approximate counts"
-    assert lines[1].startswith("  ApproxMC: ")
-    assert "with probability >= 0.8 (epsilon 0.8, delta 0.2, seed 2)" in lines[1]
-    assert lines[2].startswith("  Knuth: ") and "2,000 walks" in lines[2]
-    assert "total / 8" in lines[3] and "total / 16" in lines[3]
-    assert "cpsolve: ApproxMC: 1 of 1 parts counted" in proc.stderr
+    assert lines[0] == "t-tetracube-6x6x2: 136 solutions in all, counted exactly (the search is small enough)"
+    assert lines[1].startswith("  ApproxMC: ") and "(epsilon 0.8, delta 0.2, seed 2)" in lines[1]
+    assert "predicted" in lines[1] and "total / 8" in lines[2] and "total / 16" in lines[2]
+    err = proc.stderr.splitlines()
+    predicted = [i for i, x in enumerate(err) if x.startswith("cpsolve: ApproxMC: 1 part(s), about ")]
+    counted = [i for i, x in enumerate(err) if x == "cpsolve: ApproxMC: 1 of 1 parts counted"]
+    assert predicted and counted and predicted[0] < counted[0]
 
 
 def test_cli_count_exact():
@@ -257,24 +219,17 @@ def test_cli_count_exact():
 
 @pytest.mark.parametrize("args, fragment", [(("--epsilon", "0"), "epsilon"), (("--delta", "2"), "delta")])
 def test_cli_count_bad_options(args, fragment):
-    one_line(run_cli("count", "soma", "--approx", *args), 2, fragment)
+    one_line(run_cli("count", "soma", "--approx", "--guarantee", *args), 2, fragment)
 
 
-def test_cli_count_approx_timeout():
-    proc = run_cli("count", "soma", "--approx", "--timeout", "0.5", "--walks", "2000", "--json", "-q")
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
-    assert out["total"] is None and out["notes"] == ["ApproxMC: ApproxMC did not finish within 0.5 s"]
-
-
-def test_cli_sample_file_is_read_by_show_and_draw(tmp_path):
+def test_cli_sample_guarantee_file_is_read_by_show_and_draw(tmp_path):
     out = tmp_path / "s.jsonl"
-    proc = run_cli("sample", "slothouber-graatsma", "-n", "5", "--seed", "3", "-o", str(out))
+    proc = run_cli("sample", "slothouber-graatsma", "-n", "5", "--seed", "3", "--guarantee", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == (f"cpsolve: 5 random solutions of slothouber-graatsma to {out}, 1 distinct class up to "
-                           "rotation and reflection\n")
+    assert proc.stderr.splitlines()[-1] == (f"cpsolve: 5 random solutions of slothouber-graatsma to {out} (5 by "
+                                            "unigen), 1 distinct class up to rotation and reflection")
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [line["sample"] for line in lines] == [0, 1, 2, 3, 4]
+    assert [line["sample"] for line in lines] == [0, 1, 2, 3, 4] and {x["method"] for x in lines} == {"unigen"}
     assert all(line["puzzle"] == "slothouber-graatsma" and line["assemblies"] == 8 for line in lines)
     read = cpsolve.read_solutions(out)
     assert len(read) == 5 and read[0].pieces == {k: tuple(map(tuple, v)) for k, v in lines[0]["pieces"].items()}
@@ -294,43 +249,29 @@ def test_cli_sample_to_stdout_is_the_same_lines():
     assert [json.loads(x)["class"] for x in a.stdout.splitlines()] == [0, 0, 0]
 
 
-def test_cli_count_approx_ctrl_c_is_one_line_and_leaves_no_process():
+def test_cli_guarantee_ctrl_c_is_one_line_and_leaves_no_process():
     """Ctrl-C while ApproxMC counts on two workers (a child and its pool, in C, deaf to signals): one
     line, exit 130, within the child's grace of 2 s, and no process left behind."""
     import os
     import signal
     import subprocess
     import sys
-    import time
 
-    from conftest import descendants, wait_until
+    from conftest import descendants
 
-    proc = subprocess.Popen([sys.executable, "-m", "cpsolve", "count", "soma", "--approx", "-w", "2", "--walks", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "cpsolve", "count", "y-pentacube-5x5x5", "--approx", "-w", "2",
+                             "--guarantee", "--walks", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
-    first = proc.stderr.readline()
-    assert first.startswith("cpsolve: ApproxMC: counting 3 part(s)"), first
-    # the isolated child and its counters, once they are there (a fixed second could come too soon)
-    assert wait_until(lambda: len(descendants(proc.pid)) >= 2, within=60)
+    for line in proc.stderr:
+        if line.startswith("cpsolve: ApproxMC: 3 part(s)"):
+            break
+    time.sleep(1.0)
     below = descendants(proc.pid)
+    assert len(below) >= 2  # the isolated child and its counters
     sent = time.monotonic()
     os.kill(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - sent < 6
     assert (proc.returncode, out, err) == (130, "", "cpsolve: count --approx: interrupted, nothing counted\n")
-    gone = wait_until(lambda: not any(os.path.exists(f"/proc/{p}") for p in below), within=10)
-    assert gone, [p for p in below if os.path.exists(f"/proc/{p}")]
-
-
-def test_a_cnf_past_the_literal_limit_is_a_note_and_the_walks_still_answer():
-    from cpsolve import limits
-
-    limits.configure(max_literals=1000)
-    try:
-        found = cpsolve.count_approx(cpsolve.load("soma"), walks=2000)
-        assert found.total is None and found.knuth is not None
-        assert len(found.notes) == 1 and found.notes[0].startswith("ApproxMC: the SAT model's estimated size")
-        with pytest.raises(cpsolve.CpsolveError, match="over the limit of 1,000"):
-            cpsolve.count_approx(cpsolve.load("soma"), walks=0)
-    finally:
-        limits.configure()
+    time.sleep(0.5)
+    assert [p for p in below if os.path.exists(f"/proc/{p}")] == []

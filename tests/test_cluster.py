@@ -507,3 +507,19 @@ def test_a_stop_while_the_local_cluster_starts_is_quiet(tmp_path):
         assert proc.returncode == 128 + stop, (delay, stop.name, err[-3000:])
         assert err == "", (delay, stop.name, err[-3000:])
         assert children(proc.pid, zombies=True) == []
+
+
+def test_walks_on_the_cluster_give_the_serial_estimate(scheduler, monkeypatch):
+    """Knuth's walks with exact tails (issue 41): each unit of walks is a task with its own seed, so the
+    cluster's estimate is the serial one, walk for walk, whatever order the units come back in."""
+    from cpsolve.search import walks
+
+    monkeypatch.setattr(walks, "TAIL_NODES", 20.0)
+    monkeypatch.setattr(walks, "STRATA", 1)
+    broken = prepare(load("cubissimo")).broken
+    stop = walks.Stop(walks=5000)
+    here = walks.estimate_walks(broken.problem, broken, 4, stop, exact_nodes=0)
+    there = walks.estimate_walks(broken.problem, broken, 4, stop, cluster.walk_runner(scheduler), exact_nodes=0)
+    assert (there.walks, there.reached, there.nodes) == (here.walks, here.reached, here.nodes)
+    assert there.solutions == pytest.approx(here.solutions, rel=1e-12)
+    assert abs(here.solutions - 6624) <= 3 * here.stderr

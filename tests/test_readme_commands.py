@@ -83,14 +83,6 @@ SHORTENED: dict[str, tuple[str, str]] = {
         "cpsolve enumerate bedlam --out bedlam.jsonl -q --limit 300 && cpsolve view bedlam.jsonl -o bedlam.html",
         "all 19,186 solutions are about 40 s of CPU (a fifth the search, the rest the page);"
         " tests/test_page.py's slow test makes a page of the same size"),
-    "cpsolve count soma --approx": (
-        "cpsolve count slothouber-graatsma --approx",
-        "ApproxMC on Soma is 80-110 s on 2 cores; tests/test_approx.py checks its intervals on several models"),
-    "cpsolve count soma --approx --json": (
-        "cpsolve count slothouber-graatsma --approx --json", "as above"),
-    "cpsolve sample soma -n 20 -o random.jsonl && cpsolve draw random.jsonl --index 3 -o r.png": (
-        "cpsolve sample slothouber-graatsma -n 5 -o random.jsonl && cpsolve draw random.jsonl --index 3 -o r.png",
-        "UniGen draws one at a time on one core (about 2 s each on Soma); tests/test_approx.py tests uniformity"),
     "cpsolve report --backend auto --workers 2 --out-dir results": (
         "cpsolve report soma cubissimo conway-5x5x5 --backend auto --workers 2 --out-dir results",
         "every model is about 20 s of CPU; tests/test_library.py checks every model's counts"),
@@ -162,6 +154,7 @@ SLOW: dict[str, str] = {
 # Exit statuses the text gives for a command (the default is 0).
 STATUS: dict[str, int] = {
     "cpsolve enumerate sols.txt": 2,  # "is a solutions file; enumerate takes a puzzle"
+    "cpsolve count t-tetracube-6x6x6 --approx --timeout 5": 3,  # docs/approximate.md: cut by --timeout, exit 3
 }
 
 # What the text says a command prints (each fragment must appear in its stdout or stderr).
@@ -237,6 +230,11 @@ EXPECT: dict[str, list[str]] = {
     "cpsolve solve hexagon-prism-8": ["z=0", "z=1"],
     "cpsolve disassemble hexagon-prism-8": ["comes apart, level "],
     "cpsolve enumerate hexagon-prism-8 --disassemble --no-save -q": ["12 / 1 / 1", "highest level: "],
+    "cpsolve count conway-5x5x5 --approx": ["conway-5x5x5: 27,456 solutions in all, counted exactly"],
+    "cpsolve count t-tetracube-6x6x6 --approx --timeout 5": ["cut by --timeout, the estimate so far"],
+    "cpsolve count t-tetracube-6x6x6 --approx --walk-seconds 3 --journal t6.walks --resume": [
+        "resuming", "units of walks from the journal"],
+    "cpsolve count t-tetracube-6x6x2 --approx --guarantee": ["ApproxMC: ", "predicted"],
 }
 
 # Figures the text gives for a template's instances (the BurrTools table under "Coming from BurrTools"):

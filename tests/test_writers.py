@@ -58,14 +58,14 @@ def folder(made: Path, tmp_path: Path) -> Path:
 
 WRITERS = {
     "sample": (["sample", "p.yaml", "-n", "2", "-o", "{out}"], "--out"),
-    "export dimacs": (["export", "p.yaml", "--format", "dimacs", "-o", "{out}"], "--output"),
-    "export xmpuzzle": (["export", "p.yaml", "--format", "xmpuzzle", "-o", "{out}"], "--output"),
+    "export dimacs": (["export", "p.yaml", "--format", "dimacs", "-o", "{out}"], "--out"),
+    "export xmpuzzle": (["export", "p.yaml", "--format", "xmpuzzle", "-o", "{out}"], "--out"),
     "export with solutions": (["export", "p.yaml", "--format", "xmpuzzle", "--with-solutions", "s.jsonl", "-o",
-                               "{out}"], "--output"),
-    "view": (["view", "p.yaml", "-o", "{out}"], "--output"),
-    "view solutions": (["view", "s.jsonl", "-o", "{out}"], "--output"),
-    "draw": (["draw", "s.jsonl", "-o", "{out}"], "--output"),
-    "import": (["import", "b.xmpuzzle", "-o", "{out}"], "--output"),
+                               "{out}"], "--out"),
+    "view": (["view", "p.yaml", "-o", "{out}"], "--out"),
+    "view solutions": (["view", "s.jsonl", "-o", "{out}"], "--out"),
+    "draw": (["draw", "s.jsonl", "-o", "{out}"], "--out"),
+    "import": (["import", "b.xmpuzzle", "-o", "{out}"], "--out"),
     "enumerate": (["enumerate", "p.yaml", "--out", "{out}", "--no-journal", "-q"], "--out"),
     "explain picture": (["explain", "p.yaml", "--picture", "{out}"], "--picture"),
     "explain page": (["explain", "s.jsonl", "--page", "{out}"], "--page"),
@@ -215,7 +215,7 @@ def test_a_sample_that_ends_early_leaves_the_file_as_it_was(raise_, code, tmp_pa
 def test_a_sample_of_a_puzzle_without_assemblies_leaves_the_file_as_it_was(tmp_path):
     (tmp_path / "m.yaml").write_text(MUTILATED)
     (tmp_path / "prev.jsonl").write_text("keep\n")
-    one_line(run_cli("sample", "m.yaml", "-o", "prev.jsonl", cwd=tmp_path), 1, "has no assembly to sample")
+    one_line(run_cli("sample", "m.yaml", "-o", "prev.jsonl", "-q", cwd=tmp_path), 1, "has no assembly to sample")
     assert (tmp_path / "prev.jsonl").read_text() == "keep\n"
 
 

@@ -13,7 +13,7 @@ from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
 
 if TYPE_CHECKING:
-    pass
+    from ..output.files import LineFile
 
 
 PathLike = str | os.PathLike[str]
@@ -81,6 +81,18 @@ def check_output(path: PathLike, inputs: Inputs = (), option: str = "--out") -> 
     from ..output.files import check_destination
 
     check_destination(Path(path), [(Path(p), what) for p, what in inputs], option)
+
+
+def line_output(path: PathLike, inputs: Inputs = (), option: str = "--out") -> LineFile:
+    """`check_output`, then a file of lines written as they come, each flushed (`sample -o`, `design`'s JSON
+    lines): opened, and so emptied, only when the first line comes, so that a run stopped or failed before
+    it had anything to write leaves the file as it was; `close()` it at the end."""
+    from pathlib import Path
+
+    from ..output.files import LineFile
+
+    check_output(path, inputs, option)
+    return LineFile(Path(path))
 
 
 def write_output(path: PathLike, data: bytes | str, inputs: Inputs = (), option: str = "--out") -> None:

@@ -4,6 +4,7 @@ stands (`read_journal`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +33,10 @@ class Estimate:
     """The dlx engine's speed on this puzzle, sampled on a short stretch of its own search (None: the
     engine is not built here)."""
     backend: str = "dlx"
+    log10_nodes: float | None = None
+    """log10 of `nodes`, finite however large the tree: `nodes` (and `stderr`, `seconds`) are inf past a
+    double's range (1.8e308: a 12x12x12 box of dominoes, a 27x27x27 box of rods)."""
+    log10_stderr: float | None = None
 
     @property
     def seconds(self) -> float | None:
@@ -42,20 +47,31 @@ class Estimate:
         return None if not self.nodes_per_second else self.stderr / self.nodes_per_second
 
     def as_json(self) -> dict[str, object]:
-        return {"puzzle": self.puzzle, "backend": self.backend, "nodes": self.nodes, "stderr": self.stderr,
+        """A number past a double's range is null, its logarithm given beside it (JSON has no inf)."""
+        def finite(v: float | None) -> float | None:
+            return v if v is None or math.isfinite(v) else None
+
+        return {"puzzle": self.puzzle, "backend": self.backend, "nodes": finite(self.nodes),
+                "stderr": finite(self.stderr), "log10_nodes": self.log10_nodes, "log10_stderr": self.log10_stderr,
                 "walks": self.walks, "symmetry_breaking": self.symmetry_breaking,
-                "nodes_per_second": self.nodes_per_second, "seconds": self.seconds,
-                "seconds_spread": self.seconds_spread}
+                "nodes_per_second": self.nodes_per_second, "seconds": finite(self.seconds),
+                "seconds_spread": finite(self.seconds_spread)}
 
     def __str__(self) -> str:
-        """What `cpsolve estimate` prints: the tree, then the time (long ones in days or years)."""
-        from ..output.text import duration, printable
+        """What `cpsolve estimate` prints: the tree, then the time (long ones in days or years, past a double's
+        range as a power of ten)."""
+        from ..output.text import big_number, duration, printable
 
-        tree = (f"{printable(self.puzzle)}: about {self.nodes:,.0f} search nodes (± {self.stderr:,.0f}, one standard "
+        nodes, spread = big_number(self.nodes, self.log10_nodes), big_number(self.stderr, self.log10_stderr)
+        tree = (f"{printable(self.puzzle)}: about {nodes} search nodes (± {spread}, one standard "
                 f"error, {self.walks:,} walks); {self.symmetry_breaking}")
         if self.seconds is None or self.nodes_per_second is None:
             return f"{tree}\nno time estimate: the dlx engine is not built here"
-        return (f"{tree}\nabout {duration(self.seconds)} on one core (± {duration(self.seconds_spread or 0.0)}) at the "
+        rate = math.log10(self.nodes_per_second)
+        took = duration(self.seconds, None if self.log10_nodes is None else self.log10_nodes - rate)
+        spread_took = duration(self.seconds_spread or 0.0,
+                               None if self.log10_stderr is None else self.log10_stderr - rate)
+        return (f"{tree}\nabout {took} on one core (± {spread_took}) at the "
                 f"dlx engine's {self.nodes_per_second:,.0f} nodes/s on this puzzle")
 
 
@@ -81,9 +97,13 @@ def estimate(puzzle: Puzzle, *, probes: int = 4000, symmetry_breaking: bool = Tr
         why = f" ({engine.reason})" if engine.reason else ""
         raise CpsolveError(f"the estimate is of the dlx engine's search, and this puzzle runs on {engine.label}{why}",
                            where=prepared.name, field="backend", exit_code=1)
+    from ..search.moments import log10_of
+
     found = estimate_run(prepared.broken.problem, subproblems(prepared.broken), probes)
-    return Estimate(prepared.name, found.tree.nodes, found.tree.stderr, found.tree.probes,
-                    prepared.broken.key.describe(), found.nodes_per_second)
+    tree = found.tree
+    return Estimate(prepared.name, tree.nodes, tree.stderr, tree.probes, prepared.broken.key.describe(),
+                    found.nodes_per_second, log10_nodes=log10_of(tree.scaled),
+                    log10_stderr=log10_of(tree.scaled_stderr))
 
 
 def read_journal(path: PathLike) -> JournalSummary:

@@ -66,8 +66,9 @@ def run(
     `min_level` ("5", "1.2") writes only the solutions at that level or above. `sort` rewrites the
     file of a complete run in the order of the classes' ids (`Solution.id`), each line's `class` its
     rank in that order: two complete runs of a puzzle then write the same bytes, whatever their backend
-    and workers. `on_start` is called once the puzzle is prepared, as the search starts (the command
-    line ends its preparation deadline there).
+    and workers. `on_start` is called once the puzzle is prepared and its parts planned (sized by a few
+    walks each, which can take seconds on a big puzzle), as the search starts (the command line ends its
+    preparation deadline there).
 
     >>> names = []
     >>> r = cpsolve.run(cpsolve.load("soma"), lambda s: names.append(s.index), limit=3)
@@ -92,8 +93,6 @@ def run(
     if apart is not None and puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=puzzle.name, field="disassemble")
     prepared, engine = _prepare(puzzle, backend, symmetry_breaking, workers)
-    if on_start is not None:
-        on_start()
     prepare_seconds = time.perf_counter() - began
     path = None if out is None or out is False else default_solutions_path(puzzle.name) if out is True else Path(out)
     origin = Path(puzzle.origin) if puzzle.origin and Path(puzzle.origin).is_file() else None
@@ -213,7 +212,8 @@ def run(
             settings = RunSettings(engine, workers=workers, limit=limit, timeout=left, cluster=cluster, journal=book,
                                    progress=shown)
             try:
-                raw = enumerate_classes(prepared, settings, on_class=on_class, on_ready=ready, written=written)
+                raw = enumerate_classes(prepared, settings, on_class=on_class, on_ready=ready, written=written,
+                                        on_start=on_start)
                 if pipeline is not None:
                     send_held()
                     emit_ready(pipeline.finish())

@@ -9,19 +9,23 @@ API), and the shared option types and helpers of `common`.
 from __future__ import annotations
 
 import json
+import math
 import sys
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn, TextIO
 
 import typer
 
 from .. import limits
 from ..errors import CpsolveError
 from .common import (
+    TIMEOUT_EXIT,
     ModelArg,
     ProblemOpt,
     TimeoutOpt,
     WorkersOpt,
+    _remaining,
     app,
     counted,
     default_workers,
@@ -39,17 +43,28 @@ SeedOpt = Annotated[int, typer.Option(min=0, max=2**31 - 1, help="Random seed: t
 @app.command()
 def count(
     model: ModelArg,
-    approx: Annotated[bool, typer.Option("--approx", help="Estimate instead of enumerating: ApproxMC's count "
-                                         "with a guarantee, and Knuth's estimate with its standard error.")] = False,
-    epsilon: Annotated[float, typer.Option(help="--approx: the count within a factor 1 + EPSILON ...")] = 0.8,
-    delta: Annotated[float, typer.Option(help="--approx: ... with probability at least 1 - DELTA.")] = 0.2,
+    approx: Annotated[bool, typer.Option("--approx", help="Estimate instead of enumerating: Knuth's random walks, "
+                                         "each finished by an exact count of the small subtree where it stops; a "
+                                         "first answer at once, refined while it runs.")] = False,
     seed: SeedOpt = 1,
-    walks: Annotated[int, typer.Option(min=0, max=10**9, help="--approx: Knuth's random walks (0: none).")] = 100_000,
+    walks: Annotated[int | None, typer.Option(min=0, max=10**12, help="--approx: stop after this many walks.")]
+    = None,
     walk_seconds: Annotated[float | None, typer.Option(help="--approx: stop the walks after this many seconds.")]
     = None,
-    approxmc: Annotated[bool, typer.Option(help="--approx: run ApproxMC (--no-approxmc: Knuth's walks only).")]
-    = True,
+    precision: Annotated[float, typer.Option(help="--approx: stop once the relative standard error is at most "
+                                             "this.")] = 0.01,
+    guarantee: Annotated[bool, typer.Option("--guarantee", help="--approx: add ApproxMC's count with its "
+                                            "guaranteed interval (its time is predicted and stated first; refused "
+                                            "past --timeout).")] = False,
+    epsilon: Annotated[float, typer.Option(help="--guarantee: the count within a factor 1 + EPSILON ...")] = 0.8,
+    delta: Annotated[float, typer.Option(help="--guarantee: ... with probability at least 1 - DELTA.")] = 0.2,
     workers: WorkersOpt = None,
+    cluster: Annotated[str | None, typer.Option(
+        help="--approx: walk on a Dask cluster: tcp://HOST:8786, or local:N (pip install 'cpsolve[cluster]').")]
+    = None,
+    journal: Annotated[Path | None, typer.Option(
+        help="--approx: keep the plan and the walks in this new SQLite file, to --resume the estimate.")] = None,
+    resume: Annotated[bool, typer.Option(help="--approx: go on with the estimate --journal holds.")] = False,
     timeout: TimeoutOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
@@ -58,11 +73,15 @@ def count(
     """Count the solutions: exactly (the three counts, by enumeration), or with --approx without
     enumerating, for puzzles far beyond it.
 
-    --approx: ApproxMC counts the sat backend's CNF projected on the placement variables (one solution,
-    one assembly) and guarantees its interval with probability 1 - DELTA; --timeout bounds it. Knuth's
-    walks of the search tree give an unbiased estimate with one standard error, on --workers
-    processes (ApproxMC runs on one core). The counts up to rotation and reflection are derived as
-    total / (the container's symmetries): exact only when no assembly is symmetric.
+    --approx: Knuth's random walks of the search tree, each descending at random until the subtree under
+    it is small and then counting that subtree exactly (unbiased), stratified over the key piece's
+    placements; a first answer within a second or so, refined until the relative standard error reaches
+    --precision (or --walks, --walk-seconds, --timeout, Ctrl-C: each ends with the estimate so far). A
+    95 % confidence interval is printed only where the walks support it. A small search is counted
+    exactly. On a terminal a live line shows the estimate; in a log, a line every few seconds.
+    --guarantee adds ApproxMC's count with its guaranteed interval. The counts up to rotation and
+    reflection are derived as total / (the container's symmetries): exact only when no assembly is
+    symmetric. See docs/approximate.md.
     """
     from .. import api
 
@@ -75,50 +94,93 @@ def count(
             typer.echo(f"{api.printable(puzzle.name)}: {three_counts(*counts)}")
         return
     limits.check_timeout(walk_seconds, "walk_seconds")
+    if resume and journal is None:
+        raise CpsolveError("--resume needs the --journal to go on with", field="journal")
+    live = None if quiet else Live(sys.stderr)
 
     def progress(line: str) -> None:
-        if not quiet:
-            print(f"cpsolve: {line}", file=sys.stderr, flush=True)
+        if live is not None:
+            live.line(line)
 
     try:
-        found = api.count_approx(puzzle, epsilon=epsilon, delta=delta, seed=seed, walks=walks, timeout=timeout,
-                                 knuth_seconds=walk_seconds, workers=workers or default_workers(),
-                                 approxmc=approxmc, progress=progress)
+        found = api.count_approx(puzzle, seed=seed, walks=walks, seconds=walk_seconds, precision=precision,
+                                 timeout=_remaining(timeout), workers=workers or default_workers(), cluster=cluster,
+                                 journal=journal, resume=resume, guarantee=guarantee, epsilon=epsilon, delta=delta,
+                                 progress=progress, on_estimate=None if live is None else live.estimate)
     except KeyboardInterrupt:
+        if live is not None:
+            live.close()
         _interrupted("count --approx", "nothing counted")
-    if as_json:
-        typer.echo(json.dumps(found.as_json()))
-        return
-    typer.echo(summary(found))
+    if live is not None:
+        live.close()
+    typer.echo(json.dumps(found.as_json()) if as_json else str(found))
+    if journal is not None and found.status != "complete" and not quiet:
+        print(f"cpsolve: journal {api.printable(str(journal))}: the same command with --resume goes on",
+              file=sys.stderr)
+    if found.status == "interrupted":
+        raise KeyboardInterrupt
+    if found.status == "timeout":
+        raise typer.Exit(TIMEOUT_EXIT)
+
+
+class Live:
+    """Progress of an estimate on stderr: on a terminal one line rewritten in place (at most REDRAW times a
+    second), in a log one line every LOG_SECONDS (and the first answer at once); one-off reports (the plan)
+    as lines of their own."""
+
+    REDRAW = 4.0
+    LOG_SECONDS = 5.0
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.last = -math.inf
+        self.shown = False
+        self.began = time.monotonic()
+        self.pending = ""
+
+    def line(self, text: str) -> None:
+        from ..api import printable
+
+        self._clear()
+        print(f"cpsolve: {printable(text)}", file=self.stream, flush=True)
+
+    def estimate(self, found: ApproxCounts) -> None:
+        if found.exact:
+            return
+        now = time.monotonic()
+        first = not self.shown
+        if not first and now - self.last < (1 / self.REDRAW if self.tty else self.LOG_SECONDS):
+            return
+        self.last, self.shown = now, True
+        text = f"cpsolve: {found.progress_line()}"
+        if self.tty:
+            self.stream.write(f"\r\x1b[K{text[: _columns() - 1]}")
+            self.stream.flush()
+            self.pending = text
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def _clear(self) -> None:
+        if self.tty and self.pending:
+            self.stream.write("\r\x1b[K")
+            self.pending = ""
+
+    def close(self) -> None:
+        self._clear()
+        self.stream.flush()
+
+
+def _columns() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((100, 24)).columns
 
 
 def _interrupted(command: str, what: str) -> NoReturn:
     """Ctrl-C (or SIGTERM, SIGHUP) while a tool ran: one line saying so, then the usual exit status."""
     print(f"cpsolve: {command}: interrupted, {what}", file=sys.stderr, flush=True)
     raise KeyboardInterrupt
-
-
-def summary(found: ApproxCounts) -> str:
-    """The lines `count --approx` prints: each estimate with its guarantee or error bar and time, the
-    derived counts and how they were derived."""
-    from ..api import printable
-
-    lines = [f"{printable(found.puzzle)}: approximate counts"]
-    if found.total is not None and found.interval is not None and found.seconds is not None:
-        low, high = found.interval
-        guarantee = ("exact (ApproxMC needed no random cut)" if found.exact else
-                     f"in [{low:,.0f}, {high:,.0f}] with probability >= {1 - found.delta:g} "
-                     f"(epsilon {found.epsilon:g}, delta {found.delta:g}, seed {found.seed})")
-        lines.append(f"  ApproxMC: {found.total:,} solutions in all, {guarantee}; {found.seconds:.1f} s")
-    if found.knuth is not None and found.knuth_seconds is not None:
-        lines.append(f"  Knuth:    {found.knuth:,.0f} ± {found.knuth_stderr or 0:,.0f} (one standard error, "
-                     f"{found.knuth_walks:,} walks, seed {found.seed}); {found.knuth_seconds:.1f} s")
-    lines += [f"  note: {note}" for note in found.notes]
-    if found.unique_rotation is not None and found.unique_symmetry is not None:
-        lines.append(f"  derived: about {found.unique_rotation:,.1f} up to rotation (total / {found.rotations}), "
-                     f"{found.unique_symmetry:,.1f} up to rotation and reflection (total / {found.symmetries}); "
-                     "exact only when no assembly is symmetric, otherwise more")
-    return "\n".join(lines)
 
 
 @app.command()
@@ -128,39 +190,60 @@ def sample(
     seed: SeedOpt = 1,
     out: Annotated[Path | None, typer.Option("--out", "-o", show_default="stdout",
                                              help="Write the solutions file here.")] = None,
+    guarantee: Annotated[bool, typer.Option("--guarantee", help="Draw with UniGen (near-uniform with its "
+                                            "guarantee; slow beyond small puzzles).")] = False,
+    workers: WorkersOpt = None,
     timeout: TimeoutOpt = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary on stderr.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
     problem: ProblemOpt = None,
 ) -> None:
-    """Draw N near-uniform random solutions (UniGen), written as a solutions file (one JSON line each,
-    the format of `enumerate --out`) that show, draw, view and disassemble read.
+    """Draw N random solutions, written as a solutions file (one JSON line each, the format of
+    `enumerate --out`) that show, draw, view and disassemble read.
 
-    Each line is the assembly as drawn; its `class` numbers its class up to rotation and reflection
-    in the order the sample meets it, so repeats of a class share it. Draws are independent: an
-    assembly may come twice.
+    Exactly uniform from an enumeration when the search fits in the time given; otherwise a key part
+    chosen in proportion to its estimated count and a uniform solution of it by rejection from walks;
+    with --guarantee, UniGen. Each line says its `method`. Its `class` numbers its class up to rotation and
+    reflection in the order the sample meets it, so repeats of a class share it. Draws are independent:
+    an assembly may come twice. Lines are written as they are drawn; a file given with -o is checked
+    before the sampling and emptied only when the first draw is made.
     """
     from .. import api
 
     src = api.source(model, problem)
     puzzle = src.require_puzzle("sample")
-    inputs = inputs_of(src)
-    if out is not None:  # refused before the sampling, which can take long; written whole once it is done
-        api.check_output(out, inputs)
+    # refused before the sampling, which can take long; emptied only when the first draw is made
+    writer = None if out is None else api.line_output(out, inputs_of(src))
+    methods: dict[str, int] = {}
+    classes: set[int] = set()
+    drawn = 0
+
+    def progress(line: str) -> None:
+        if not quiet:
+            print(f"cpsolve: {api.printable(line)}", file=sys.stderr, flush=True)
+
     try:
-        drawn = api.sample(puzzle, n, seed=seed, timeout=timeout)
+        for solution in api.sample(puzzle, n, seed=seed, timeout=_remaining(timeout),
+                                   workers=workers or default_workers(), guarantee=guarantee, progress=progress):
+            method = solution.found_by or "?"
+            line = solution.as_line({"sample": drawn, "method": method})
+            if writer is None:
+                typer.echo(line)
+            else:
+                writer.write(line + "\n")
+            drawn += 1
+            methods[method] = methods.get(method, 0) + 1
+            classes.add(solution.index or 0)
     except KeyboardInterrupt:
-        _interrupted("sample", "nothing written")
+        _interrupted("sample", f"{drawn} drawn" + (" and written" if drawn else ""))
+    finally:
+        if writer is not None:  # every line written is whole: what was drawn is kept, whatever ended the run
+            writer.close()
     if not drawn:
         raise CpsolveError("has no assembly to sample", where=puzzle.name, exit_code=1)
-    lines = [solution.as_line({"sample": k}) for k, solution in enumerate(drawn)]
-    if out is None:
-        for line in lines:
-            typer.echo(line)
-    else:
-        api.write_output(out, "".join(line + "\n" for line in lines), inputs)
     if not quiet:
-        classes = len({s.index for s in drawn})
         where = f" to {api.printable(str(out))}" if out is not None else ""
-        print(f"cpsolve: {counted(len(drawn), 'random solution')} of "
-              f"{api.printable(puzzle.name)}{where}, {counted(classes, 'distinct class', 'distinct classes')} up to "
-              "rotation and reflection", file=sys.stderr)
+        how = ", ".join(f"{k} by {m}" for m, k in methods.items())
+        distinct = counted(len(classes), "distinct class", "distinct classes")
+        print(f"cpsolve: {counted(drawn, 'random solution')} of "
+              f"{api.printable(puzzle.name)}{where} ({how}), {distinct} up to rotation and reflection", file=sys.stderr)
+

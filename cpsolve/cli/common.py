@@ -133,7 +133,9 @@ OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "-
                 "timeout": "--timeout", "unit": "--unit", "clearance": "--clearance", "solutions": "--with-solutions",
                 "view": "--view", "cluster": "--cluster", "change": "--change", "resume": "--resume",
                 "min_level": "--min-level", "disassemble": "--disassemble", "max_states": "--max-states",
-                "problem": "--problem", "index": "--index", "id": "--id", "probes": "--probes"}
+                "problem": "--problem", "index": "--index", "id": "--id", "probes": "--probes",
+                "guarantee": "--guarantee", "journal": "--journal", "walks": "--walks", "precision": "--precision",
+                "seconds": "--walk-seconds", "walk_seconds": "--walk-seconds"}
 """Core errors name a concept; on the command line it is the option that sets it."""
 
 

@@ -8,6 +8,7 @@ so a drawn solution reads the same way a puzzle file is written.
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections.abc import Mapping, Sequence
 
@@ -130,9 +131,27 @@ def _legend(symbols: dict[str, str]) -> list[str]:
     return lines
 
 
-def duration(seconds: float) -> str:
+def big_number(value: float, log10: float | None = None) -> str:
+    """A count for a person: `12,345,678` while it fits a double's whole numbers, else from its logarithm
+    `log10` (when given) `3.14e+2740`, however far past a double's range (1.8e308) it is."""
+    if math.isfinite(value) and value < 1e21:
+        return f"{value:,.0f}"
+    if log10 is None:
+        return f"{value:.3e}" if math.isfinite(value) else "more than 1.8e+308"
+    whole = math.floor(log10)
+    return f"{10 ** (log10 - whole):.3f}e+{whole:02d}"
+
+
+def duration(seconds: float, log10: float | None = None) -> str:
     """A time as a person reads it: "0.04 s", "12.5 min", "3.2 h", "41 days", "265 years", "2.7e+11 years"
-    (an estimate of 8,356,808,800.6 s says nothing until it is put in years)."""
+    (an estimate of 8,356,808,800.6 s says nothing until it is put in years); past a double's range, from
+    the logarithm of the seconds (`log10`) "4.1e+2733 years"."""
+    if not math.isfinite(seconds):
+        if log10 is None:
+            return "longer than 1e+300 years"
+        years = log10 - math.log10(86400 * 365.25)
+        whole = math.floor(years)
+        return f"{10 ** (years - whole):.1f}e+{whole} years"
     if seconds < 9.995:
         return f"{seconds:.2f} s"
     for unit, size, next_size, digits in (("s", 1, 60, 1), ("min", 60, 3600, 1), ("h", 3600, 86400, 1)):

@@ -156,55 +156,63 @@ def projected_count(cnf: Cnf, epsilon: float = DEFAULT_EPSILON, delta: float = D
     return split_count([(cnf, 1)], epsilon, delta, seed, timeout, projection=projection)
 
 
-def part_cnfs(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], encoding: str = APPROX_ENCODING
-              ) -> list[Cnf]:
-    """The CNF of each subproblem: `problem` with the rows of `starts[j]` forced (as unit clauses) and
-    the rows they exclude (a shared cell, another placement of a piece used once) left out.
+def part_cnf(problem: ExactCoverProblem, forced: Sequence[int], encoding: str = APPROX_ENCODING) -> Cnf:
+    """The CNF of one subproblem: `problem` with the rows `forced` (as unit clauses) and the rows they
+    exclude (a shared cell, another placement of a piece used once) left out.
 
     Why split: ApproxMC's preprocessing (Arjun's oracle-based simplification) grows fast with the
     formula; on the Soma cube's symmetry-broken problem it took 70-300 s here, its three key parts
     10 + 2 + 9 s (benchmarks/approx.py)."""
-    out = []
-    for forced in starts:
-        cells = {c for r in forced for c in problem.rows[r].cells}
-        used = {problem.rows[r].piece for r in forced if problem.piece_counts[problem.rows[r].piece] == 1}
-        keep = [r for r, row in enumerate(problem.rows)
-                if r in forced or (row.piece not in used and cells.isdisjoint(row.cells))]
-        index = {old: new for new, old in enumerate(keep)}
-        part = problem.with_rows(keep)
-        try:
-            cnf = encode(part, encoding)
-        except CpsolveError:  # pairwise is quadratic: past --max-literals, the compact bitwise encoding
-            cnf = encode(part, DEFAULT_ENCODING)
-        out.append(replace(cnf, clauses=cnf.clauses + tuple((index[r] + 1,) for r in forced)))
-    return out
+    cells = {c for r in forced for c in problem.rows[r].cells}
+    used = {problem.rows[r].piece for r in forced if problem.piece_counts[problem.rows[r].piece] == 1}
+    keep = [r for r, row in enumerate(problem.rows)
+            if r in forced or (row.piece not in used and cells.isdisjoint(row.cells))]
+    index = {old: new for new, old in enumerate(keep)}
+    part = problem.with_rows(keep)
+    try:
+        cnf = encode(part, encoding)
+    except CpsolveError:  # pairwise is quadratic: past --max-literals, the compact bitwise encoding
+        cnf = encode(part, DEFAULT_ENCODING)
+    return replace(cnf, clauses=cnf.clauses + tuple((index[r] + 1,) for r in forced))
 
 
-_PARTS: tuple[Sequence[tuple[Cnf, int]], float, float, int, Sequence[int] | None] | None = None
+def part_cnfs(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], encoding: str = APPROX_ENCODING
+              ) -> list[Cnf]:
+    """The CNF of each subproblem (`part_cnf`): all at once, for the tests and small puzzles; a count
+    builds each where it is counted, one at a time (SolidSixPieceBurrs' 176 parts at once took 3.9 GB)."""
+    return [part_cnf(problem, forced, encoding) for forced in starts]
+
+
+Part = tuple[Cnf | Callable[[], Cnf], int]
+"""A part to count: its CNF (or what builds it, in the process that counts it) and its weight."""
+_PARTS: tuple[Sequence[Part], float, float, int, Sequence[int] | None] | None = None
 """What the forked counters read (inherited at fork): the parts, epsilon, delta per part, seed, projection."""
 
 
 def _count_part(j: int) -> tuple[int, int]:
-    """ApproxMC on part j, with its share of delta and seed + j."""
+    """ApproxMC on part j, with its share of delta and seed + j; its CNF built here if it is not yet."""
     assert _PARTS is not None, "set before the counters were forked"
     parts, epsilon, share, seed, projection = _PARTS
-    cnf = parts[j][0]
+    made = parts[j][0]
+    cnf = made if isinstance(made, Cnf) else made()
     over = list(projection) if projection is not None else list(range(1, cnf.n_rows + 1))
     return _approxmc(cnf, epsilon, share, seed + j, over)
 
 
-def split_count(parts: Sequence[tuple[Cnf, int]], epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA,
+def split_count(parts: Sequence[Part], epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA,
                 seed: int = 1, timeout: float | None = None, workers: int = 1,
                 on_part: Callable[[int, int], object] | None = None,
                 projection: Sequence[int] | None = None) -> ApproxCount:
-    """The sum over `parts` (CNF, weight) of weight x ApproxMC's projected count of the CNF.
+    """The sum over `parts` (CNF or its maker, weight) of weight x ApproxMC's projected count of the CNF.
 
     Each part runs with delta / len(parts) (the union bound: all parts within their factor at once
     with probability at least 1 - delta) and seed + its index. All of it runs in one forked child
     (`isolate.run_isolated`: stopped from outside at `timeout` or on Ctrl-C, since ApproxMC holds the
-    interpreter in C and notices no signal), which counts the parts itself or, with `workers` > 1, on
-    a pool of forked counters that die with it. `on_part(done, of)` after each part (in the child:
-    it may print, not keep state)."""
+    interpreter in C and notices no signal; the child is asked to stop GRACE seconds before `timeout`
+    and killed at it), which counts the parts itself or, with `workers` > 1, on a pool of forked
+    counters that die with it. A part's CNF is made by the process that counts it, when it does: at most
+    one per worker is in memory. `on_part(done, of)` after each part (in the child: it may print, not
+    keep state)."""
     check_parameters(epsilon, delta)
     check_timeout(timeout)
     _tools_installed()
@@ -229,7 +237,10 @@ def split_count(parts: Sequence[tuple[Cnf, int]], epsilon: float = DEFAULT_EPSIL
                     on_part(len(answers), len(parts))
         return answers
 
-    answers: list[tuple[int, int]] = _isolated(count_all, timeout, "ApproxMC", timeout)
+    from .isolate import GRACE
+
+    limit = None if timeout is None else max(timeout - GRACE, 1e-3)
+    answers: list[tuple[int, int]] = _isolated(count_all, limit, "ApproxMC", timeout)
     exact = sum(w * cells for (_, w), (cells, hashes) in zip(parts, answers, strict=True) if hashes == 0)
     approx = sum(w * (cells << hashes) for (_, w), (cells, hashes) in zip(parts, answers, strict=True) if hashes)
     return ApproxCount(exact, approx, epsilon, delta, seed, time.perf_counter() - began, len(parts),
@@ -263,3 +274,59 @@ def uniform_rows(cnf: Cnf, n: int, seed: int = 1, timeout: float | None = None) 
     check_timeout(timeout)
     rows: list[tuple[int, ...]] = _isolated(draw, timeout, "UniGen", timeout)
     return rows
+
+
+APPROXMC_SECONDS = 2.7e-4
+"""Seconds per unit of `part_cost` (pyapproxmc 4.1.24 on one core of the 2-core machine results/approx.md was
+measured on: the 6x6x2 T-tetracube box's part 10.5 s predicted 8.4; Cubissimo's two large parts 12.8 s
+against 14; the Soma cube's 19 s against 24)."""
+EXACT_PART_SECONDS = 0.2
+"""A part with at most `threshold` solutions is enumerated by ApproxMC, no random cut: 0.01-0.7 s measured."""
+
+
+def threshold(epsilon: float) -> float:
+    """ApproxMC's cell size: a part with at most this many solutions is counted exactly (about 73 at 0.8)."""
+    return 1 + 9.84 * (1 + epsilon / (1 + epsilon)) * (1 + 1 / epsilon) ** 2
+
+
+def iterations(delta: float) -> int:
+    """ApproxMC's repetitions for a failure probability `delta` (the median of this many counts)."""
+    return math.ceil(17 * math.log2(3 / delta))
+
+
+def literals(problem: ExactCoverProblem, forced: Sequence[int]) -> int:
+    """About the literals of the part's pairwise CNF (`part_cnf`) without making it: n + n(n - 1) for each
+    cell and each single piece covered by n of the part's rows."""
+    cells = {c for r in forced for c in problem.rows[r].cells}
+    used = {problem.rows[r].piece for r in forced if problem.piece_counts[problem.rows[r].piece] == 1}
+    per_cell: dict[int, int] = {}
+    per_piece: dict[int, int] = {}
+    for row in problem.rows:
+        if row.piece in used or not cells.isdisjoint(row.cells):
+            continue
+        per_piece[row.piece] = per_piece.get(row.piece, 0) + 1
+        for c in row.cells:
+            per_cell[c] = per_cell.get(c, 0) + 1
+    return sum(n * n for n in per_cell.values()) + sum(n * n for n in per_piece.values())
+
+
+def predicted_seconds(problem: ExactCoverProblem, starts: Sequence[Sequence[int]], counts: Sequence[float | None],
+                      epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, workers: int = 1) -> float:
+    """ApproxMC's time over the parts `starts` whose solutions are about `counts` (the walks'; None: unknown,
+    taken as large as the largest known), on `workers` at once. A model fitted to the measured runs (see
+    APPROXMC_SECONDS): a part of at most `threshold` solutions costs EXACT_PART_SECONDS; a larger one
+    sqrt(literals) x iterations(delta per part) x (1 + log2(count / threshold)) units (the square root:
+    larger formulas were cheaper per literal). Rough: within a factor 2 where ApproxMC needed random cuts
+    (results/approx.md, section 4)."""
+    known = [c for c in counts if c is not None]
+    top = max(known, default=1e6)
+    cell = threshold(epsilon)
+    reps = iterations(delta / max(1, len(starts)))
+    costs = []
+    for forced, count in zip(starts, counts, strict=True):
+        n = top if count is None else count
+        if n <= cell:
+            costs.append(EXACT_PART_SECONDS)
+        else:
+            costs.append(APPROXMC_SECONDS * math.sqrt(literals(problem, forced)) * reps * (1 + math.log2(n / cell)))
+    return max(max(costs, default=0.0), sum(costs) / max(1, min(workers, len(costs))))

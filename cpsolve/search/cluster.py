@@ -49,7 +49,7 @@ import threading
 import time
 import uuid
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing import resource_tracker
 from typing import Any
 
@@ -376,17 +376,7 @@ def _run(client: Any, distributed: Any, work: Work) -> None:
             submit(i, len(order) - rank)
         top = len(order)
         arrived = distributed.as_completed(list(futures), loop=client.loop)
-        while not arrived.is_empty():
-            if _expired(deadline):
-                result.status = Status.TIMEOUT
-                return
-            batch = arrived.next_batch(block=False)
-            if not batch:
-                time.sleep(POLL if deadline is None else max(0.0, min(POLL, deadline - time.time())))
-                continue
-            for future in batch:
-                if future.status != "finished":
-                    raise _failure(future, futures[future], len(parts))
+        for batch in _arrivals(arrived, deadline, lambda future: _failure(future, futures[future], len(parts))):
             # One request for the whole batch: fetching each result on its own costs a round trip each.
             for future, outcome in zip(batch, client.gather(batch), strict=True):
                 status, fresh = _take(futures[future], outcome, deadline, collect, finished)
@@ -396,8 +386,26 @@ def _run(client: Any, distributed: Any, work: Work) -> None:
                 top += len(fresh)
                 for j, i in enumerate(fresh):  # given back: ahead of every waiting part, the first first
                     arrived.add(submit(i, top - j))
+        if not arrived.is_empty():  # the deadline came first
+            result.status = Status.TIMEOUT
     finally:
         client.cancel(list(futures), force=True)
+
+
+def _arrivals(arrived: Any, deadline: float | None, failed: Callable[[Any], CpsolveError]) -> Iterator[list[Any]]:
+    """Batches of finished futures as they come, until none is left or the deadline passes (the caller then
+    finds `arrived` not empty); a future that did not finish raises `failed(future)`."""
+    while not arrived.is_empty():
+        if _expired(deadline):
+            return
+        batch = arrived.next_batch(block=False)
+        if not batch:
+            time.sleep(POLL if deadline is None else max(0.0, min(POLL, deadline - time.time())))
+            continue
+        for future in batch:
+            if future.status != "finished":
+                raise failed(future)
+        yield batch
 
 
 def _take(i: int, outcome: PartResult, deadline: float | None, collect: Collect,
@@ -424,3 +432,56 @@ def _failure(future: Any, i: int, total: int) -> CpsolveError:
             return CpsolveError(f"{where} failed: its worker died {exc.args[2]} times", exit_code=1)
         return CpsolveError(f"a worker failed on {where}: {type(exc).__name__}: {exc}", exit_code=1)
     return CpsolveError(f"{where} was cancelled by the Dask cluster (its scheduler lost or restarted)", exit_code=1)
+
+
+WINDOW_PER_WORKER = 4
+"""Units of walks in flight per worker: enough to hide a round trip, few enough to stop at once."""
+
+
+def walk_runner(address: str) -> Any:
+    """A runner of walks (`walks.Runner`) on the Dask cluster at `address` (as `run_cluster` takes it): the
+    plan and the problem are sent once, each unit of walks is a task (a few hundred walks, its own seed),
+    WINDOW_PER_WORKER per worker in flight, results as they come. At the deadline the units still running
+    count for nothing and are cancelled; leaving early (the estimate is precise enough, Ctrl-C) cancels
+    them too, and a `local:N` cluster is torn down."""
+    local = parse_address(address)
+
+    def run(plan: Any, ctx: Any, units: Iterator[Any], deadline: float | None) -> Iterator[tuple[Any, Any]]:
+        from .moments import Moments
+        from .walks import walk_task
+
+        distributed = _import_distributed()
+        with distributed.utils.silence_logging_cmgr(QUIET), _client(distributed, address, local) as client:
+            if not _has_workers(client, address, deadline):  # the deadline came first
+                first = next(units, None)
+                if first is not None:
+                    yield first, None
+                return
+            run_id = uuid.uuid4().hex
+            shared = _share(client, (ctx.problem, plan), f"cpsolve-walks-{run_id}")
+            arrived = distributed.as_completed(loop=client.loop)
+            futures: dict[Any, Any] = {}
+            window = WINDOW_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {})))
+
+            def submit() -> None:
+                unit = next(units, None)
+                if unit is not None:
+                    future = client.submit(walk_task, shared, unit, deadline, key=f"cpsolve-walks-{run_id}-{unit}",
+                                           pure=False, retries=0)
+                    futures[future] = unit
+                    arrived.add(future)
+
+            try:
+                for _ in range(window):
+                    submit()
+                for batch in _arrivals(arrived, deadline, lambda future: _failure(future, 0, 1)):
+                    for future, (unit, found) in zip(batch, client.gather(batch), strict=True):
+                        futures.pop(future, None)
+                        yield unit, None if found is None else Moments.from_tuple(found)
+                        submit()
+                if not arrived.is_empty():  # the deadline: what still runs counts for nothing
+                    yield next(iter(futures.values())), None
+            finally:
+                client.cancel(list(futures), force=True)
+
+    return run

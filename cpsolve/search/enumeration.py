@@ -307,6 +307,7 @@ def enumerate_classes(
     on_class: Callable[[SolutionClass], None] | None = None,
     on_ready: Callable[[int | None], None] | None = None,
     written: Callable[[], int] | None = None,
+    on_start: Callable[[], object] | None = None,
 ) -> EnumerationResult:
     """Enumerate every solution as `settings` say, streaming each new class; Ctrl-C ends it with status
     INTERRUPTED.
@@ -328,7 +329,9 @@ def enumerate_classes(
     first class reaches `on_class`: the moment a caller may empty its output file (keep None: a fresh
     run), or cut it back to the `keep` bytes the resumed journal recorded; not earlier, so that a run
     refused for its journal leaves the file as it was. If it raises, the run ends there (a journal
-    made for it is removed again).
+    made for it is removed again). `on_start()` is called just before, once the plan is made: the parts
+    sized (walks that can take seconds on a big puzzle, before any deadline check of the search), the
+    moment the search begins (the command line's preparation deadline ends there; it may raise too).
     """
     backend, workers, limit, timeout = settings.backend, settings.workers, settings.limit, settings.timeout
     journal, progress = settings.journal, settings.progress
@@ -342,7 +345,7 @@ def enumerate_classes(
     # Sizes order a pool's work and clock the progress bar; a quiet run on one worker needs neither.
     sized = settings.shared or progress is not None or journal is not None
     book, planned, planned_sizes, done, restored = _open_journal(journal, prepared, workers, backend.parts_per_worker,
-                                                                 sized, on_ready)
+                                                                 sized, on_ready, on_start)
     collect.book, collect.written = book, written
     judge = Judge(prepared.canonicalizer, prepared.broken, digests=book is not None)
     prepared.canonicalizer.prepare_judging(prepared.broken)  # once, here: forked workers share the tables
@@ -456,14 +459,21 @@ Planned = tuple["Journal | None", tuple[tuple[int, ...], ...], list[float], froz
 
 
 def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, per_worker: int,
-                  sized: bool = True, on_ready: Callable[[int | None], None] | None = None) -> Planned:
+                  sized: bool = True, on_ready: Callable[[int | None], None] | None = None,
+                  on_start: Callable[[], object] | None = None) -> Planned:
     """The run's subproblems, their estimated sizes and those already done, from a journal being resumed
-    (with what it restores) or from a new plan (recorded in a new journal); `on_ready` (see
-    `enumerate_classes`) called once the journal is known to be usable: a resumed one before its first
-    write, so that a run refused there (a solutions file shorter than the journal says) leaves it as it was."""
+    (with what it restores) or from a new plan (recorded in a new journal); `on_start`, then `on_ready`
+    (see `enumerate_classes`) called once the plan is made and the journal is known to be usable: a resumed
+    one before its first write, so that a run refused there (a solutions file shorter than the journal says,
+    a deadline) leaves it as it was; a new one is removed again if either raises."""
     if plan_ is not None and plan_.resume:
-        opened = Journal.resume(plan_.path, prepared.broken, plan_.others,
-                                ready=None if on_ready is None else lambda r: on_ready(r.out_bytes))
+        def ready(restored: Restored) -> None:
+            if on_start is not None:
+                on_start()
+            if on_ready is not None:
+                on_ready(restored.out_bytes)
+
+        opened = Journal.resume(plan_.path, prepared.broken, plan_.others, ready=ready)
         if opened is not None:
             return opened[0], opened[1].parts, list(opened[1].sizes), opened[1].done, opened[1]
         warnings.warn(f"{plan_.path}: no run to resume there; starting from the beginning", CpsolveNotice,
@@ -480,14 +490,16 @@ def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, p
 
     book = None if plan_ is None else Journal.start(plan_.path, prepared.broken, prepared.name, plan_.argv, new_plan,
                                                     plan_.others)
+    parts, sizes = made[0] if made else new_plan()
     try:
+        if on_start is not None:
+            on_start()
         if on_ready is not None:
             on_ready(None)
     except BaseException:
         if book is not None:
             book.abandon()
         raise
-    parts, sizes = made[0] if made else new_plan()
     return book, parts, sizes, frozenset(), None
 
 

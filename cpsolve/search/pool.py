@@ -50,11 +50,27 @@ def forked_child_signals() -> None:
     """In a forked worker: Ctrl-C is the parent's business; SIGTERM/SIGHUP end the worker at once.
 
     The parent's handlers (which turn SIGTERM into an orderly stop) are inherited by fork and are
-    reset here: a worker has nothing to tidy up.
+    reset here: a worker has nothing to tidy up. Then the stop signals are let through again (a parent
+    that forks holds them back: `stop_signals_held`).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def stop_signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP held back (blocked, then delivered on leaving): what forks a worker and
+    records it must not be cut between the two."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 @contextlib.contextmanager
@@ -119,8 +135,13 @@ class ForkedPool:
 
     def __init__(self, workers: int):
         self.workers: list[Worker] = []
-        for _ in range(max(1, workers)):
-            self.workers.append(fork(_serve_jobs, self.workers))
+        try:
+            with stop_signals_held():  # a stop between a fork and its registration would leave a worker no one kills
+                for _ in range(max(1, workers)):
+                    self.workers.append(fork(_serve_jobs, self.workers))
+        except BaseException:
+            self.close(kill=True)
+            raise
 
     def map(self, fn: Callable[[A], R], jobs: Iterable[A]) -> list[R]:
         """fn(job) for every job, in order."""
@@ -176,15 +197,24 @@ class ForkedPool:
         return index, payload
 
     def close(self, kill: bool) -> None:
-        """Stop the workers: idle ones are told to end, busy ones (and all, with `kill`) are killed."""
-        for w in self.workers:
-            if not kill and w.part is None:
-                with contextlib.suppress(OSError):
-                    w.conn.send(None)
-                reap(w, kill=False)
-            else:
-                reap(w, kill=True)
+        """Stop the workers: idle ones are told to end, busy ones (and all, with `kill`) are killed. A stop
+        while waiting for one to end kills the rest (none is left behind)."""
+        left = list(self.workers)
         self.workers = []
+        try:
+            while left:
+                w = left[0]
+                if not kill and w.part is None:
+                    with contextlib.suppress(OSError):
+                        w.conn.send(None)
+                    reap(w, kill=False)
+                else:
+                    reap(w, kill=True)
+                left.pop(0)
+        except BaseException:
+            for w in left:
+                reap(w, kill=True)
+            raise
 
 
 class Pipeline(Generic[A, R]):
