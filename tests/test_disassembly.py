@@ -3,9 +3,11 @@ and BurrTools' reference figures (read from ../shared when it is there)."""
 
 from __future__ import annotations
 
+import gc
 import gzip
 import itertools
 import json
+import pickle
 import random
 import xml.etree.ElementTree as ET
 from collections import deque
@@ -16,8 +18,11 @@ from conftest import REPO, run_cli, run_json
 
 from cpsolve.analysis.disassembly import (
     DIRECTIONS,
+    FOUND,
+    STUCK,
     Disassembly,
     LevelTally,
+    PlacedDisassembler,
     Separation,
     TooManyStates,
     _PairTable,
@@ -30,6 +35,7 @@ from cpsolve.analysis.disassembly import (
 )
 from cpsolve.api import enumerate as enumerate_solutions
 from cpsolve.api import solve
+from cpsolve.problem.placements import ExactCoverProblem
 from cpsolve.puzzle.catalog import load
 from cpsolve.puzzle.geometry import ROTATIONS, Cell, rotation_key
 from cpsolve.puzzle.kaenel import kaenel_stick
@@ -233,10 +239,11 @@ def test_c_free_distances_are_the_twins_everywhere_around_two_shapes():
         table = _PairTable(a, b)
         from cpsolve.analysis import _disassemble
 
-        blob = _disassemble.table([v for c in a for v in c], [v for c in b for v in c])
+        context = _disassemble.Disassembler()
+        ids = [context.add_shape([v for c in shape for v in c]) for shape in (a, b)]
         for d in itertools.product(range(-7, 8), repeat=3):  # inside the collision box, beside it and beyond it
             if d not in {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a for q in b}:  # no overlap: a state
-                assert _disassemble.free(blob, *d) == table.free(d), (a, b, d)
+                assert context.free(*ids, *d) == table.free(d), (a, b, d)
 
 
 @native
@@ -329,6 +336,112 @@ def test_c_search_agrees_with_the_twin_on_the_library_burrs():
         found = [assert_twins_agree({k: list(v) for k, v in s.pieces.items()}) for s in enumerate_solutions(puzzle)]
         found.append(assert_twins_agree({k: list(v) for k, v in solve(puzzle).pieces.items()}))
         assert [r.level_text() for r in found] == ["1"] * len(found)
+
+
+# ----------------------------------------------------------------------------- one disassembler per puzzle
+
+
+def as_placements(assemblies: list[dict[str, list[Cell]]], names: tuple[str, ...]
+                  ) -> tuple[ExactCoverProblem, list[tuple[tuple[int, tuple[int, ...]], ...]]]:
+    """Assemblies (labels among `names`, in that order) as one problem's cells and each assembly as
+    placements (piece index, sorted cell indices), in the order an enumeration's classes hold them."""
+    cells = sorted({tuple(c) for a in assemblies for v in a.values() for c in v})
+    at = {c: i for i, c in enumerate(cells)}
+    problem = ExactCoverProblem("frames", tuple(cells), names, (1,) * len(names), ())  # type: ignore[arg-type]
+    classes = [tuple(sorted((names.index(k), tuple(sorted(at[tuple(c)] for c in v))) for k, v in a.items()))
+               for a in assemblies]
+    return problem, classes
+
+
+def taken(result: Disassembly) -> tuple[object, ...]:
+    """What `PlacedDisassembler.take_apart` says of a class, from `disassemble`'s result."""
+    return result.level(), result.level_text(), [m.as_json() for m in result.moves()]
+
+
+def random_frames(seed: int, count: int) -> list[dict[str, list[Cell]]]:
+    """Frames with two to four pieces inside (boxes and flat mazes, see `random_box`): many stuck, some not."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(count):
+        if k % 3:
+            pieces = random_box(rng, (5, 4, rng.choice((3, 4))), "abcd"[:rng.choice((2, 3, 4))])
+        else:
+            pieces = capped_layer(["".join(rng.choice("##...abc") for _ in range(5)) for _ in range(4)])
+        if len(pieces) >= 2:
+            out.append(pieces)
+    return out
+
+
+@native
+def test_placed_disassembler_takes_classes_apart_as_disassemble_does_in_c_and_in_its_twin():
+    """A batch of classes given as placements: the same levels and moves as `disassemble` on their cells,
+    in C and in the Python twin, in one batch or one by one; `classify`, the C batch, is its twin's."""
+    frames = random_frames(23, 150)
+    problem, classes = as_placements(frames, ("frame", "a", "b", "c", "d"))
+    want = [taken(disassemble(f)) for f in frames]
+    fast = PlacedDisassembler(problem)
+    slow = PlacedDisassembler(problem, native=False)
+    assert fast.take_apart(classes, moves=True) == want
+    assert slow.take_apart(classes, moves=True) == want
+    assert [fast.take_apart([c], moves=True)[0] for c in classes] == want
+    assert fast.take_apart(classes) == [(level, text, []) for level, text, _ in want]  # moves only when asked
+    assert {None} < {w[0] for w in want} and any(w[0] is not None and len(w[0]) > 1 for w in want)
+    for n in (3, 4, 5):
+        batch = [c for c in classes if len(c) == n]
+        status, states, found = fast.classify(batch)
+        assert (status, states, found) == slow.classify(batch)
+        assert {STUCK, FOUND} <= set(status) and len(states) == len(batch) and set(found) == {
+            i for i, s in enumerate(status) if s == FOUND}
+        stuck = [disassemble(frames[classes.index(c)]).stuck for c, s in zip(batch, status, strict=True) if s == STUCK]
+        assert [r.states for r in stuck if r is not None] == [v for v, s in zip(states, status, strict=True)
+                                                             if s == STUCK]
+    first = PlacedDisassembler(problem, best=False)  # BurrTools' first way, as disassemble(first_found=True)
+    assert first.take_apart(classes) == [(*taken(disassemble(f, first_found=True))[:2], []) for f in frames]
+
+
+@native
+def test_placed_disassembler_on_an_enumeration_and_its_groups_and_budget():
+    puzzle = load("six-piece-burr")
+    from cpsolve.api import _prepare
+    from cpsolve.output.solutions import labelled
+    from cpsolve.search.enumeration import enumerate_classes
+
+    prepared, engine = _prepare(puzzle, "dlx", True, 1)
+    found: list = []
+    enumerate_classes(prepared, engine, on_class=found.append)
+    classes = [c.placements for c in found]
+    problem = prepared.problem
+    want = [taken(disassemble(labelled(problem, c))) for c in classes]
+    assert PlacedDisassembler(problem).take_apart(classes, moves=True) == want
+    assert [w[1] for w in want] == ["1"] and len(want[0][2]) == 5
+    maze = capped_layer(["####",
+                         "#a.#",
+                         "##.#",
+                         "##.#"])
+    problem, classes = as_placements([maze], ("frame", "a"))
+    for native_ in (True, False):
+        with pytest.raises(TooManyStates) as exc:
+            PlacedDisassembler(problem, max_states=1, native=native_).take_apart(classes)
+        assert exc.value.states == 2
+    ring_a = [(x, y, 0) for x in range(3) for y in range(3) if (x, y) != (1, 1)]
+    ring_b = [(x, 1, z) for x in range(1, 4) for z in range(-1, 2) if (x, z) != (2, 0)]
+    rings = {"A": ring_a, "B": ring_b, "C": [(9, 9, 9), (10, 9, 9)]}
+    problem, classes = as_placements([rings], ("A", "B", "C"))
+    assert PlacedDisassembler(problem).take_apart(classes) == [(None, None, [])]
+    assert PlacedDisassembler(problem, (frozenset({"A", "B"}),)).take_apart(classes) == [((1,), "1", [])]
+
+
+def test_a_placed_disassembler_is_sent_to_a_worker_by_number():
+    """Pickled, it is a number naming the disassembler this process already has (a forked worker's copy):
+    the same object comes back; once it is gone, the number names nothing, and says so."""
+    problem, _ = as_placements(random_frames(3, 4), ("frame", "a", "b", "c", "d"))
+    made = PlacedDisassembler(problem)
+    blob = pickle.dumps(made)
+    assert len(blob) < 100 and pickle.loads(blob) is made
+    del made
+    gc.collect()
+    with pytest.raises(RuntimeError, match="forked after it was made"):
+        pickle.loads(blob)
 
 
 def test_linked_rings_are_stuck_and_say_which_pieces_lock():
