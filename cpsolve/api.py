@@ -47,10 +47,11 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
     from .analysis.compare import CompareRow
-    from .analysis.disassembly import Disassembly
+    from .analysis.disassembly import Disassembly, PlacedDisassembler
     from .analysis.explain import Report as ExplainReport
     from .analysis.explain.counting import ColourArgument, Scheme
     from .analysis.report import ReportRow
+    from .problem.placements import ExactCoverProblem
     from .puzzle.burrtools import BurrFile
     from .search.backends import Backend
     from .search.enumeration import JournalPlan, Prepared
@@ -685,6 +686,8 @@ def run(
     if apart is not None and puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=puzzle.name, field="disassemble")
     prepared, engine = _prepare(puzzle, backend, symmetry_breaking, workers)
+    if apart is not None:
+        apart.start(prepared.problem)
     if on_start is not None:
         on_start()
     prepare_seconds = time.perf_counter() - began
@@ -720,10 +723,10 @@ def run(
     # the order found, PIPELINE_BATCH at a time (one class is too little work to pay for the trip); after a
     # pause of PIPELINE_GAP the classes held and those sent off are seen to at once, so a slow stream is
     # written as it comes.
-    pipeline: Pipeline[tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]],
-                       list[_TakenApart]] | None = None
-    held: list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]] = []
-    waiting: deque[list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]]] = deque()
+    pipeline: Pipeline[_Job, list[_TakenApart]] | None = None
+    held: list[tuple[SolutionClass, Mapping[str, Sequence[Cell]] | None]] = []
+    waiting: deque[list[tuple[SolutionClass, Mapping[str, Sequence[Cell]] | None]]] = deque()
+    moves = path is not None  # the moves are written to the solutions file, and only there
     last_class = 0.0
 
     def emit_ready(results: list[list[_TakenApart]]) -> None:
@@ -735,18 +738,18 @@ def run(
         assert pipeline is not None and apart is not None
         if held:
             waiting.append(held[:])
-            job = (apart.groups, [pieces for _, pieces in held])
+            job = (apart.disassembler, [cls.placements for cls, _ in held], moves)
             held.clear()
             emit_ready(pipeline.put(job))
 
     def on_class(cls: SolutionClass) -> None:
         nonlocal last_class
-        pieces = labelled(problem, cls.placements) if apart is not None or on_solution is not None else None
-        if apart is None or pieces is None:
+        pieces = labelled(problem, cls.placements) if on_solution is not None else None
+        if apart is None:
             emit(cls, pieces, None)
             return
         if pipeline is None:
-            emit(cls, pieces, _take_apart((apart.groups, [pieces]))[0])
+            emit(cls, pieces, _take_apart((apart.disassembler, [cls.placements], moves))[0])
             return
         now = time.perf_counter()
         gap, last_class = now - last_class, now
@@ -838,6 +841,13 @@ class _Disassembling:
             raise CpsolveError(str(exc), field="min_level") from None
         self.groups = puzzle_groups(puzzle)
         self.tally = LevelTally()
+        self.disassembler: PlacedDisassembler | None = None
+
+    def start(self, problem: ExactCoverProblem) -> None:
+        """The puzzle is prepared: one disassembler for its placements (before any worker is forked)."""
+        from .analysis.disassembly import PlacedDisassembler
+
+        self.disassembler = PlacedDisassembler(problem, self.groups)
 
     def record(self, cls: SolutionClass, taken: _TakenApart) -> dict[str, object] | None:
         """A class taken apart (`_take_apart`) into the tally; the extra keys of its solutions-file line, or
@@ -850,7 +860,11 @@ class _Disassembling:
 
 
 _TakenApart = tuple[tuple[int, ...] | None, str | None, list[dict[str, object]]]
-"""A class taken apart: its level (None: it does not come apart), the level as text, its moves as JSON."""
+"""A class taken apart: its level (None: it does not come apart), the level as text, its moves as JSON
+(`disassembly.Taken`)."""
+
+_Job = tuple["PlacedDisassembler | None", list[tuple[tuple[int, tuple[int, ...]], ...]], bool]
+"""Classes to take apart: the run's disassembler, their placements, whether their moves are wanted."""
 
 PIPELINE_GAP = 0.02
 """Seconds between two classes past which `enumerate --disassemble` on workers sees to the classes held
@@ -860,16 +874,12 @@ PIPELINE_BATCH = 32
 """Classes sent to a worker together: taking one apart can take 0.1 ms, less than its trip to a worker."""
 
 
-def _take_apart(job: tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]]]) -> list[_TakenApart]:
-    """Take classes apart (a module-level function: the workers are sent it by name)."""
-    from .analysis.disassembly import disassemble as take_apart
-
-    groups, batch = job
-    out: list[_TakenApart] = []
-    for pieces in batch:
-        found = take_apart(pieces, groups)
-        out.append((found.level(), found.level_text(), [m.as_json() for m in found.moves()]))
-    return out
+def _take_apart(job: _Job) -> list[_TakenApart]:
+    """Take classes apart (a module-level function: the workers are sent it by name, and the disassembler
+    as a number that names their own copy of it)."""
+    disassembler, batch, moves = job
+    assert disassembler is not None
+    return disassembler.take_apart(batch, moves)
 
 
 def count(puzzle: Puzzle, *, backend: str = "auto", workers: int = 1, timeout: float | None = None,
