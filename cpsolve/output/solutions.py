@@ -23,7 +23,6 @@ from ..problem.placements import ExactCoverProblem
 from ..puzzle.assembly import check_cells
 from ..puzzle.geometry import Cell
 from ..puzzle.names import safe_stem
-from ..search.journal import MAGIC, same_file
 
 
 def labelled(problem: ExactCoverProblem, placements: Sequence[tuple[int, Sequence[int]]]) -> dict[str, list[Cell]]:
@@ -50,6 +49,8 @@ def check_destination(path: Path, puzzle: Path | None = None) -> None:
     """Refuse, before anything is written, a solutions file that would destroy what it replaces or cannot be
     written at all: the puzzle file, an SQLite database (a journal: days of work), a folder, a missing
     folder. Any other existing file is the user's choice to replace (once the run goes ahead)."""
+    from ..search.journal import MAGIC, same_file  # here: a run without a solutions file loads no journal code
+
     where = str(path)
     if puzzle is not None and same_file(path, puzzle):
         raise CpsolveError("is the puzzle file: choose another --out", where=where)

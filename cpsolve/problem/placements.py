@@ -14,7 +14,7 @@ they only remove placements.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -194,31 +194,46 @@ class ExactCoverProblem:
         return None
 
 
-def piece_placements(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
-    """All distinct placements of a rigid piece inside the container, as cell tuples.
+class _Box:
+    """Where a shape fits in the container, for every orientation of every piece.
 
-    Orientations are deduplicated as shapes, so a symmetric piece yields each cell set once.
+    The container's bounding box is one integer, a bit per cell (x fastest): `outside` has the box's
+    cells that are not the container's. A shape moved within the box fits when its bits miss
+    `outside`: one shift and one AND instead of a lookup per cell (Pelikan's 200-cell cage in an 8x8x8
+    box: 6x faster). A box past BITSET_CELLS cells (or 64 per container cell) looks cells up instead,
+    in memory proportional to the container's cells (`lookup`).
     """
-    seen: set[tuple[Cell, ...]] = set()
-    out = []
-    low = [min(c[i] for c in container) for i in range(3)]
-    high = [max(c[i] for c in container) for i in range(3)]
-    if math.prod(high[i] - low[i] + 1 for i in range(3)) > max(BITSET_CELLS, 64 * len(container)):
-        return _placements_by_lookup(shape, container)
-    # The container's bounding box as one integer, a bit per cell (x fastest): `outside` has the box's
-    # cells that are not the container's. A shape moved within the box fits when its bits miss
-    # `outside`: one shift and one AND instead of a lookup per cell (Pelikan's 200-cell cage in an
-    # 8x8x8 box: 6x faster).
-    nx, ny = high[0] - low[0] + 1, high[1] - low[1] + 1
-    nz = high[2] - low[2] + 1
-    outside = (1 << (nx * ny * nz)) - 1
-    at = []  # each container cell with its bit's index
-    for x, y, z in container:
-        bit = x - low[0] + nx * (y - low[1] + ny * (z - low[2]))
-        outside &= ~(1 << bit)
-        at.append((x, y, z, bit))
-    for orient in orientations(shape):
-        ax, ay, az = orient[0]
+
+    def __init__(self, container: Shape, lookup: bool | None = None) -> None:
+        self.container = container
+        self.low = [min(c[i] for c in container) for i in range(3)]
+        self.high = [max(c[i] for c in container) for i in range(3)]
+        size = math.prod(self.high[i] - self.low[i] + 1 for i in range(3))
+        self.lookup = size > max(BITSET_CELLS, 64 * len(container)) if lookup is None else lookup
+        self.inside = set(container) if self.lookup else set()
+        low = self.low
+        self.nx, self.ny = self.high[0] - low[0] + 1, self.high[1] - low[1] + 1
+        self.outside = 0
+        self.at: list[tuple[int, int, int, int]] = []  # each container cell with its bit's index
+        if not self.lookup:
+            outside = (1 << size) - 1
+            for x, y, z in container:
+                bit = x - low[0] + self.nx * (y - low[1] + self.ny * (z - low[2]))
+                outside &= ~(1 << bit)
+                self.at.append((x, y, z, bit))
+            self.outside = outside
+
+    def offsets(self, orient: Sequence[Cell], anchor: Cell) -> Iterator[Cell]:
+        """Every move c - anchor, c a container cell in the container's order, that puts `orient` inside it."""
+        ax, ay, az = anchor
+        if self.lookup:
+            inside = self.inside
+            for cx, cy, cz in self.container:
+                dx, dy, dz = cx - ax, cy - ay, cz - az
+                if all((x + dx, y + dy, z + dz) in inside for x, y, z in orient):
+                    yield dx, dy, dz
+            return
+        low, high, nx, ny, outside = self.low, self.high, self.nx, self.ny, self.outside
         # Where the anchor may go so that the orientation stays in the container's bounding box: a cell
         # outside these ranges is skipped with three comparisons (most of them, in a big box), and inside
         # the box no bit wraps to the next row.
@@ -230,13 +245,26 @@ def piece_placements(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
         for x, y, z in orient:
             bits |= 1 << (x - xl + nx * (y - yl + ny * (z - zl)))
         corner = ax - xl + nx * (ay - yl + ny * (az - zl))  # the anchor's bit in `bits`
-        for cx, cy, cz, bit in at:
+        for cx, cy, cz, bit in self.at:
             if xa <= cx <= xb and ya <= cy <= yb and za <= cz <= zb and not (bits << (bit - corner)) & outside:
-                dx, dy, dz = cx - ax, cy - ay, cz - az
-                cells = tuple((x + dx, y + dy, z + dz) for x, y, z in orient)
-                if cells not in seen:
-                    seen.add(cells)
-                    out.append(cells)
+                yield cx - ax, cy - ay, cz - az
+
+
+def piece_placements(shape: Shape, container: Shape, lookup: bool | None = None) -> list[tuple[Cell, ...]]:
+    """All distinct placements of a rigid piece inside the container, as cell tuples.
+
+    Orientations are deduplicated as shapes, so a symmetric piece yields each cell set once. `lookup`:
+    the sparse containers' path, whatever the container (see `_Box`).
+    """
+    seen: set[tuple[Cell, ...]] = set()
+    out = []
+    box = _Box(container, lookup)
+    for orient in orientations(shape):
+        for dx, dy, dz in box.offsets(orient, orient[0]):
+            cells = tuple((x + dx, y + dy, z + dz) for x, y, z in orient)
+            if cells not in seen:
+                seen.add(cells)
+                out.append(cells)
     return out
 
 
@@ -249,17 +277,7 @@ shifts around it took 560 MB. A box beyond both is searched by looking cells up 
 def _placements_by_lookup(shape: Shape, container: Shape) -> list[tuple[Cell, ...]]:
     """`piece_placements` (the same placements in the same order) by a set lookup per cell, in memory
     proportional to the container's cells whatever its bounding box."""
-    inside = set(container)
-    seen: set[tuple[Cell, ...]] = set()
-    out = []
-    for orient in orientations(shape):
-        ax, ay, az = orient[0]
-        for cx, cy, cz in container:
-            cells = tuple((x + cx - ax, y + cy - ay, z + cz - az) for x, y, z in orient)
-            if cells not in seen and all(c in inside for c in cells):
-                seen.add(cells)
-                out.append(cells)
-    return out
+    return piece_placements(shape, container, lookup=True)
 
 
 def colored_placements(piece: Piece, puzzle: Puzzle) -> list[tuple[Cell, ...]]:
@@ -267,30 +285,33 @@ def colored_placements(piece: Piece, puzzle: Puzzle) -> list[tuple[Cell, ...]]:
 
     A placement is a set of cells. When the piece's own symmetry can put two different colourings on
     the same cells and both are allowed, they are different assemblies that a cell grid cannot tell
-    apart: refused, naming the piece, rather than counted wrong.
+    apart: refused, naming the piece, rather than counted wrong. Where each turned piece fits comes
+    from `_Box` (the BurrTools files with colours took 0.1 s here, a lookup per cell: most of a short run).
     """
     if not piece.colors and not puzzle.container_colors:
         return piece_placements(piece.shape, puzzle.container)
-    inside = set(puzzle.container)
+    box = _Box(puzzle.container)
     paint = dict(puzzle.container_colors)
     colours = dict(piece.colors)
+    # the container cells each colour of the piece may not sit on, and the piece's cells that have one
+    refused = {c: {cell for cell, dst in paint.items() if not puzzle.color_allows(c, dst)}
+               for c in set(colours.values()) if c}
+    painted = [(k, refused[colours[src]]) for k, src in enumerate(piece.shape) if refused.get(colours.get(src, ""))]
     allowed: dict[tuple[Cell, ...], tuple[str, ...]] = {}
     out = []
     for t in ROTATIONS:
         moved = [t.apply(c) for c in piece.shape]
         lo = tuple(min(m[i] for m in moved) for i in range(3))
         moved = [(m[0] - lo[0], m[1] - lo[1], m[2] - lo[2]) for m in moved]
-        ax, ay, az = min(moved)
-        for cx, cy, cz in puzzle.container:
-            dx, dy, dz = cx - ax, cy - ay, cz - az
-            placed = [(x + dx, y + dy, z + dz) for x, y, z in moved]
-            if not all(c in inside for c in placed):
+        # a move keeps the cells' order: the placement's sorted cells and their colours, once per turn
+        order = sorted(range(len(moved)), key=moved.__getitem__)
+        ordered = [moved[k] for k in order]
+        colouring = tuple(colours.get(piece.shape[k], "") for k in order)
+        checks = [(moved[k], cells) for k, cells in painted]
+        for dx, dy, dz in box.offsets(moved, ordered[0]):
+            if any((x + dx, y + dy, z + dz) in cells for (x, y, z), cells in checks):
                 continue
-            pairs = zip(piece.shape, placed, strict=True)
-            if not all(puzzle.color_allows(colours.get(src), paint.get(dst)) for src, dst in pairs):
-                continue
-            key = tuple(sorted(placed))
-            colouring = tuple(colours.get(src, "") for _, src in sorted(zip(placed, piece.shape, strict=True)))
+            key = tuple((x + dx, y + dy, z + dz) for x, y, z in ordered)
             if key in allowed:
                 if allowed[key] != colouring:
                     raise CpsolveError(

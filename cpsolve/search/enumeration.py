@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CpsolveError, CpsolveNotice
 from ..limits import check_timeout
@@ -35,9 +35,11 @@ from ..problem.symmetry import (
 from ..puzzle.model import Puzzle
 from .backends import Backend, SearchStats, Status
 from .estimate import part_sizes, smallest_tree_key
-from .journal import Journal, Restored
-from .parallel import Budget, run_parallel
 from .result import Collect, EnumerationResult, Finished, Progress, SolutionClass, merge_stats
+
+if TYPE_CHECKING:  # loaded when a run has a journal, or workers: a short run on one worker does without
+    from .journal import Journal, Restored
+    from .parallel import Budget
 
 
 @dataclass(frozen=True)
@@ -408,6 +410,8 @@ def _run(prepared: Prepared, backend: Backend, parts: Sequence[tuple[int, ...]],
     # With a deadline even one worker runs in a child process, which the parent kills on time: a
     # backend cannot always be stopped promptly (a SAT solver loading its clauses holds the GIL).
     elif (workers > 1 and len(order) > 1) or deadline is not None:
+        from .parallel import run_parallel
+
         run_parallel(problem, backend, parts, order, workers, deadline, collect, finished, result, budget_of)
     else:
         _run_serial(problem, backend, parts, order, collect, finished, result)
@@ -432,6 +436,8 @@ def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, p
                   sized: bool = True) -> Planned:
     """The run's subproblems, their estimated sizes and those already done, from a journal being resumed
     (with what it restores) or from a new plan (recorded in a new journal)."""
+    if plan_ is not None:
+        from .journal import Journal
     if plan_ is not None and plan_.resume:
         opened = Journal.resume(plan_.path, prepared.broken, plan_.others)
         if opened is not None:
