@@ -679,7 +679,6 @@ def run(
         sort_by_id,
     )
     from .search.enumeration import enumerate_classes
-    from .search.journal import remove
 
     began = time.perf_counter()
     apart = _Disassembling(puzzle, min_level) if disassemble or min_level is not None else None
@@ -788,6 +787,8 @@ def run(
         sort_by_id(path, ids)
     kept = book is not None and not (complete and journal is True)
     if book is not None and not kept:
+        from .search.journal import remove  # here: a run without a journal loads no journal code
+
         remove(book.path)  # the default journal has served its purpose
     return _result(raw, prepare_seconds=prepare_seconds, solutions_file=None if path is None else str(path),
                    journal=str(book.path) if book is not None and kept else None,
@@ -806,14 +807,17 @@ def _journal_plan(journal: PathLike | bool, resume: bool, solutions: Path | None
     """Where the run is journalled: the path given, else beside the solutions file (unless that is a device
     or a pipe); none with journal=False, or without a solutions file and no path."""
     from .search.enumeration import JournalPlan
-    from .search.journal import default_journal
 
     if journal is False:
         if resume:
             raise CpsolveError("needs a journal: leave out --no-journal", field="resume")
         return None
-    where = default_journal(solutions) if journal is True and solutions is not None else \
-        None if journal is True else Path(journal)
+    if journal is True and solutions is not None:
+        from .search.journal import default_journal
+
+        where = default_journal(solutions)
+    else:
+        where = None if journal is True else Path(journal)
     if where is None:
         if resume:
             why = "with --no-save" if solutions is None else "the solutions go to a device or a pipe"
