@@ -14,7 +14,7 @@ they only remove placements.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -223,17 +223,27 @@ class _Box:
                 self.at.append((x, y, z, bit))
             self.outside = outside
 
-    def offsets(self, orient: Sequence[Cell], anchor: Cell) -> Iterator[Cell]:
-        """Every move c - anchor, c a container cell in the container's order, that puts `orient` inside it."""
+    def mask(self, cells: set[Cell]) -> int | set[Cell]:
+        """Container cells for `offsets`' `avoid`: their bits in the box (as `outside`), or themselves."""
+        if self.lookup:
+            return cells
+        low, nx, ny = self.low, self.nx, self.ny
+        return sum(1 << (x - low[0] + nx * (y - low[1] + ny * (z - low[2]))) for x, y, z in cells)
+
+    def offsets(self, orient: Sequence[Cell], anchor: Cell,
+                avoid: Sequence[tuple[Sequence[Cell], int | set[Cell]]] = ()) -> Iterator[Cell]:
+        """Every move c - anchor, c a container cell in the container's order, that puts `orient` inside it,
+        each (cells, mask) of `avoid` with its cells (some of orient's) on none of the mask's (`mask`)."""
         ax, ay, az = anchor
         if self.lookup:
             inside = self.inside
             for cx, cy, cz in self.container:
                 dx, dy, dz = cx - ax, cy - ay, cz - az
-                if all((x + dx, y + dy, z + dz) in inside for x, y, z in orient):
+                if all((x + dx, y + dy, z + dz) in inside for x, y, z in orient) and not any(
+                        (x + dx, y + dy, z + dz) in cells for some, cells in avoid for x, y, z in some):  # type: ignore[operator]
                     yield dx, dy, dz
             return
-        low, high, nx, ny, outside = self.low, self.high, self.nx, self.ny, self.outside
+        low, high, nx, ny = self.low, self.high, self.nx, self.ny
         # Where the anchor may go so that the orientation stays in the container's bounding box: a cell
         # outside these ranges is skipped with three comparisons (most of them, in a big box), and inside
         # the box no bit wraps to the next row.
@@ -241,12 +251,16 @@ class _Box:
         xa, xb = low[0] + ax - xl, high[0] + ax - xh
         ya, yb = low[1] + ay - yl, high[1] + ay - yh
         za, zb = low[2] + az - zl, high[2] + az - zh
-        bits = 0
-        for x, y, z in orient:
-            bits |= 1 << (x - xl + nx * (y - yl + ny * (z - zl)))
+
+        def bits(cells: Iterable[Cell]) -> int:
+            return sum(1 << (x - xl + nx * (y - yl + ny * (z - zl))) for x, y, z in cells)
+
+        # the orientation must miss the cells outside the container, each part of it its own mask
+        tests = [(bits(orient), self.outside), *((bits(some), mask) for some, mask in avoid)]
         corner = ax - xl + nx * (ay - yl + ny * (az - zl))  # the anchor's bit in `bits`
         for cx, cy, cz, bit in self.at:
-            if xa <= cx <= xb and ya <= cy <= yb and za <= cz <= zb and not (bits << (bit - corner)) & outside:
+            if xa <= cx <= xb and ya <= cy <= yb and za <= cz <= zb and not any(
+                    (b << (bit - corner)) & m for b, m in tests):  # type: ignore[operator]
                 yield cx - ax, cy - ay, cz - az
 
 
@@ -293,10 +307,10 @@ def colored_placements(piece: Piece, puzzle: Puzzle) -> list[tuple[Cell, ...]]:
     box = _Box(puzzle.container)
     paint = dict(puzzle.container_colors)
     colours = dict(piece.colors)
-    # the container cells each colour of the piece may not sit on, and the piece's cells that have one
-    refused = {c: {cell for cell, dst in paint.items() if not puzzle.color_allows(c, dst)}
-               for c in set(colours.values()) if c}
-    painted = [(k, refused[colours[src]]) for k, src in enumerate(piece.shape) if refused.get(colours.get(src, ""))]
+    # the container cells each colour of the piece may not sit on, and the piece's cells of that colour
+    refused = {c: box.mask({cell for cell, dst in paint.items() if not puzzle.color_allows(c, dst)})
+               for c in sorted(set(colours.values())) if c}
+    painted = [(c, [k for k, src in enumerate(piece.shape) if colours.get(src) == c]) for c, m in refused.items() if m]
     allowed: dict[tuple[Cell, ...], tuple[str, ...]] = {}
     out = []
     for t in ROTATIONS:
@@ -307,10 +321,8 @@ def colored_placements(piece: Piece, puzzle: Puzzle) -> list[tuple[Cell, ...]]:
         order = sorted(range(len(moved)), key=moved.__getitem__)
         ordered = [moved[k] for k in order]
         colouring = tuple(colours.get(piece.shape[k], "") for k in order)
-        checks = [(moved[k], cells) for k, cells in painted]
-        for dx, dy, dz in box.offsets(moved, ordered[0]):
-            if any((x + dx, y + dy, z + dz) in cells for (x, y, z), cells in checks):
-                continue
+        avoid = [([moved[k] for k in cells], refused[c]) for c, cells in painted]
+        for dx, dy, dz in box.offsets(moved, ordered[0], avoid):
             key = tuple((x + dx, y + dy, z + dz) for x, y, z in ordered)
             if key in allowed:
                 if allowed[key] != colouring:
