@@ -53,15 +53,8 @@ from cpsolve.analysis.disassembly import PlacedDisassembler, disassemble, puzzle
 from cpsolve.output.solutions import rows_as_placements, rows_of  # noqa: E402
 from cpsolve.output.tables import stamp  # noqa: E402 - after the path above, as the other benchmarks
 from cpsolve.problem.placements import packing_problem  # noqa: E402
-from cpsolve.puzzle.burrtools import (  # noqa: E402
-    BurrFile,
-    parse_xmpuzzle,
-    placed_cells,
-    puzzle_of,
-    select_problem,
-)
+from cpsolve.puzzle.burrtools import BurrFile, StoredAssembly, assembly_pieces, parse_xmpuzzle, puzzle_of  # noqa: E402
 from cpsolve.puzzle.burrtools import _assembly as burrtools_assembly  # noqa: E402
-from cpsolve.puzzle.burrtools import _names as burrtools_names  # noqa: E402
 
 TARGET_SECONDS = 0.5
 """Where burrTxt takes longer than this (CPU), cpsolve must take no longer; below it, at most MARGIN more."""
@@ -152,11 +145,8 @@ class Levels:
         head = f"{self.assemblies}{'' if self.complete else ' (first ones)'}: "
         if not self.first_found_differ and not self.best_differ:
             return head + "all agree"
-        parts = []
-        if self.first_found_differ:
-            parts.append(f"first way differs on {len(self.first_found_differ)} ({'; '.join(self.first_found_differ[:3])})")
-        if self.best_differ:
-            parts.append(f"enumerate's differs on {len(self.best_differ)} ({'; '.join(self.best_differ[:3])})")
+        kinds = (("first way", self.first_found_differ), ("enumerate's", self.best_differ))
+        parts = [f"{what} differs on {len(cases)} ({'; '.join(cases[:3])})" for what, cases in kinds if cases]
         return head + ", ".join(parts)
 
 
@@ -165,11 +155,9 @@ LINE = re.compile(r"assembly (\d+):(.*) (level (\S+)|stuck)$")
 
 def compare_levels(bf: BurrFile, k: int, output: str, complete: bool) -> Levels:
     """Each assembly btlevels printed, taken apart by cpsolve both ways (see the module's docstring)."""
-    prob = select_problem(bf, k)
     puzzle = puzzle_of(bf, k)
     groups = puzzle_groups(puzzle)
     problem = packing_problem(puzzle)
-    names = burrtools_names(bf, prob)
     placed = PlacedDisassembler(problem, groups)
     got = Levels(complete=complete)
     for line in output.splitlines():
@@ -178,15 +166,8 @@ def compare_levels(bf: BurrFile, k: int, output: str, complete: bool) -> Levels:
             continue
         got.assemblies += 1
         theirs = m.group(4)
-        spots = burrtools_assembly(m.group(2), bf.where, "btlevels")
-        pieces: dict[str, list[tuple[int, int, int]]] = {}  # in BurrTools' order: parts, copies as placed
-        at = 0
-        for name, part in zip(names, prob.parts, strict=True):
-            for copy in range(1, max(part.high, 0) + 1):
-                if spots[at] is not None:
-                    pieces[f"{name}#{copy}" if part.high > 1 else name] = placed_cells(bf.shapes[part.shape],
-                                                                                      spots[at])  # type: ignore[arg-type]
-                at += 1
+        spots = StoredAssembly(burrtools_assembly(m.group(2), bf.where, "btlevels"))
+        pieces = assembly_pieces(bf, k, spots, as_placed=True)  # in BurrTools' order: its first way depends on it
         first = disassemble(pieces, groups, first_found=True).level_text()
         if first != theirs:
             got.first_found_differ.append(f"{m.group(1)}: {theirs or 'stuck'} / {first or 'stuck'}")
@@ -210,6 +191,10 @@ def run_btlevels(btlevels: Path, path: Path, k: int, timeout: float) -> tuple[st
 
 
 # ----------------------------------------------------------------------------- the table
+
+
+def loads(values: tuple[float, float, float]) -> str:
+    return ", ".join(f"{v:.1f}" for v in values)
 
 
 def verdict(one: Run, peer: Run | None) -> str | None:
@@ -290,8 +275,8 @@ def main() -> None:
         "# BurrTools files: cpsolve against burrTxt",
         "",
         f"Written by `{command}` (on {stamp()}).",
-        f"Load average (1, 5, 15 min) on this shared {os.cpu_count()}-CPU machine: "
-        f"{', '.join(f'{v:.1f}' for v in load_before)} at the start, {', '.join(f'{v:.1f}' for v in load_after)} at the end.",
+        f"Load average (1, 5, 15 min) on this shared {os.cpu_count()}-CPU machine: {loads(load_before)} at the start, "
+        f"{loads(load_after)} at the end.",
         "Files: the `.xmpuzzle` files of github.com/aaron-siegel/puzzlecad and github.com/kgeusens/burr-data-go,",
         "and BurrTools' examples from ../shared/burrtools-examples (see the script's docstring). Every run is a",
         "whole process, start-up included, one after the other: wall seconds and, in brackets, CPU seconds;",

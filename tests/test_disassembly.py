@@ -9,6 +9,8 @@ import itertools
 import json
 import pickle
 import random
+import re
+import subprocess
 import xml.etree.ElementTree as ET
 from collections import deque
 from pathlib import Path
@@ -771,6 +773,56 @@ def test_burrtools_stored_levels_are_read_and_shown_beside_cpsolves(tmp_path: Pa
     assert text.stdout.splitlines()[1].startswith("BurrTools stored level 98.2.4.2 with this assembly")
     same = run_cli("disassemble", str(SHARED / "SolidSixPieceBurrs.xmpuzzle"), "--index", "3")
     assert same.returncode == 0 and "BurrTools stored" not in same.stdout  # the same figure: nothing to say
+
+
+BTLEVELS = REPO.parent / "peers" / "bin" / "btlevels"
+
+
+def btlevels_agree(name: str) -> int:
+    """Every assembly BurrTools' own disassembler (btlevels, ../shared/tools/btlevels.cpp) takes apart in a
+    shared example, taken apart by cpsolve: BurrTools' way (the first shortest one, its pieces in
+    BurrTools' order) gives the same level text, and the way `enumerate --disassemble` takes (the
+    puzzle's PlacedDisassembler, choosing between shortest ways) the same verdict and first figure."""
+    from cpsolve.output.solutions import rows_as_placements, rows_of
+    from cpsolve.problem.placements import packing_problem
+    from cpsolve.puzzle import burrtools as bt
+
+    path = SHARED / name
+    out = subprocess.run([str(BTLEVELS), str(path)], capture_output=True, text=True, timeout=300, check=True).stdout
+    bf = bt.parse_xmpuzzle(path)
+    puzzle = bt.puzzle_of(bf, 0)
+    problem = packing_problem(puzzle)
+    placed = PlacedDisassembler(problem, tuple(puzzle.groups))
+    seen = 0
+    for m in re.finditer(r"^assembly \d+:(.*) (?:level (\S+)|stuck)$", out, re.M):
+        spots = bt.StoredAssembly(bt._assembly(m.group(1), name, "btlevels"))
+        theirs = m.group(2)
+        pieces = bt.assembly_pieces(bf, 0, spots, as_placed=True)
+        assert disassemble(pieces, tuple(puzzle.groups), first_found=True).level_text() == theirs, m.group(0)
+        rows = rows_of(problem, pieces)
+        assert rows is not None
+        level = placed.take_apart([tuple(sorted(rows_as_placements(problem, rows)))])[0][0]
+        assert (level is None) == (theirs is None) and (level is None or level[0] == parse_level(theirs)[0])
+        seen += 1
+    assert f"{seen} assemblies and" in out
+    return seen
+
+
+needs_btlevels = pytest.mark.skipif(not SHARED.is_dir() or not BTLEVELS.exists(),
+                                    reason="needs ../shared/burrtools-examples and BurrTools' btlevels in ../peers/bin "
+                                           "(../shared/tools/build-peers.sh)")
+
+
+@needs_btlevels
+def test_levels_agree_with_btlevels_on_every_assembly():
+    assert btlevels_agree("PelikanBurr.xmpuzzle") == 12
+    assert btlevels_agree("AlPackino.xmpuzzle") == 1
+
+
+@needs_btlevels
+@pytest.mark.slow
+def test_levels_agree_with_btlevels_on_the_588_solid_six_piece_burrs():
+    assert btlevels_agree("SolidSixPieceBurrs.xmpuzzle") == 588
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/burrtools-examples is not here")

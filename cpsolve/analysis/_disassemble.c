@@ -8,9 +8,9 @@
  * states (Gargamel: 7,679 of 7,680): there the fixed cost of one call is what counts, so everything a
  * call needs is kept between calls here, and a batch of assemblies goes through one call. The
  * readable twin is `_Search._separate_states` in disassembly.py (with `_PairTable.free` and
- * `_Search.analyse`), and `_Twin.classify` for `classify`; tests/test_disassembly.py checks that both
- * give the same moves, levels, state counts and "stuck" reports, so this file only has to be fast and
- * exactly equivalent. Python keeps the recursion into the two parts and builds the result objects.
+ * `_Search.analyse`), and for `classify` the loop `PlacedDisassembler.classify` runs without C;
+ * tests/test_disassembly.py checks that both give the same moves, levels, state counts and "stuck"
+ * reports, so this file only has to be fast and exactly equivalent. Python keeps the recursion into the two parts and builds the result objects.
  *
  * Disassembler() holds, for the whole run:
  *  - shapes: a piece's cells up to translation (the least x, y and z at 0), numbered from 0 in the
