@@ -334,12 +334,14 @@ static void search_free(Search *S) {
 
 /* ------------------------------------------------------------------------------- the search */
 
-/* Fill F (every entry but the diagonal, which is never read) and fin for the state with key k (the
- * pieces' positions relative to piece 0): fin[d][j] = the pieces j hits some time when it slides along d. */
-static void free_matrix(Search *S, const int32_t *k, uint64_t fin[6][MAXN]) {
+/* Fill F (every entry but the diagonal, which is never read), fin and touch for the state with key k
+ * (the pieces' positions relative to piece 0): fin[d][j] = the pieces j hits some time when it slides
+ * along d, touch[d][j] = those it hits at once (distance 0). */
+static void free_matrix(Search *S, const int32_t *k, uint64_t fin[6][MAXN], uint64_t touch[6][MAXN]) {
     int n = S->n, W = S->W, nn = W * W;
     int *F = S->F;
-    memset(fin, 0, sizeof(uint64_t) * 6 * MAXN);
+    for (int d = 0; d < 6; d++)  /* rows 0..n-1 only: nothing reads the others */
+        for (int j = 0; j < n; j++) fin[d][j] = touch[d][j] = 0;
     int pair = 0;
     for (int a = 0; a < n; a++) {
         int pa[3] = {0, 0, 0};
@@ -355,6 +357,10 @@ static void free_matrix(Search *S, const int32_t *k, uint64_t fin[6][MAXN]) {
                 if (f[d] < INF) {
                     fin[d][b] |= (uint64_t)1 << a;
                     fin[d ^ 1][a] |= (uint64_t)1 << b;
+                    if (f[d] == 0) {
+                        touch[d][b] |= (uint64_t)1 << a;
+                        touch[d ^ 1][a] |= (uint64_t)1 << b;
+                    }
                 }
             }
         }
@@ -412,7 +418,7 @@ static int all_removals(Search *S, long s, uint64_t fin[6][MAXN]) {
 static inline __attribute__((always_inline)) int search_w(Search *S, long max_states, const int W) {
     int n = S->n, nn = W * W, K = S->K;
     int32_t pos[3 * MAXN];
-    uint64_t fin[6][MAXN];
+    uint64_t fin[6][MAXN], touch[6][MAXN];
     long layer_end = 1;  /* states before it are at the depth of s or less; the start is depth 0 alone */
     for (long s = 0; s < S->count; s++) {
         if (s == layer_end) {
@@ -420,7 +426,7 @@ static inline __attribute__((always_inline)) int search_w(Search *S, long max_st
             layer_end = S->count;
         }
         const int32_t *key = S->keys + s * K;
-        free_matrix(S, key, fin);
+        free_matrix(S, key, fin, touch);
         if (S->every) {
             if (all_removals(S, s, fin) < 0) return NO_MEMORY;
             if (S->ncand) continue;  /* the rest of this depth is only looked at for more removals */
@@ -443,6 +449,10 @@ static inline __attribute__((always_inline)) int search_w(Search *S, long max_st
             const int *Fd = S->F + d * nn;
             long ne = 0;  /* this direction's emitted (set, amount), in order */
             for (int p = 0; p < n; p++) {
+                /* p blocked at once (it touches a piece it would hit): the set starts by dragging in,
+                 * transitively, every piece a member touches; past half the pieces that ends it before
+                 * any move (the loop below would find the same, a row of F per member) */
+                if (touch[d][p] && reach(touch[d], p, S->half) == 0) continue;
                 /* near[i] = least distance from a member of m to i (for i outside m), kept as m grows:
                  * the twin's minimum over member/non-member pairs, without recomputing it */
                 int near[MAXN];
