@@ -402,6 +402,34 @@ def test_placed_disassembler_takes_classes_apart_as_disassemble_does_in_c_and_in
 
 
 @native
+def test_whole_trees_in_c_give_the_twins_levels_with_groups_and_many_pieces():
+    """`PlacedDisassembler.levels` takes each class apart whole in C (level only): the same level as the
+    twin's trees (`_Search.take_apart`), choosing between shortest ways or keeping the first, with
+    declared groups (a part within one group stays whole) and with more than 8 pieces."""
+    rng = random.Random(31)
+    frames = random_frames(41, 120)
+    for _ in range(40):
+        rows = ["".join(rng.choice("#...abcdefghij") for _ in range(6)) for _ in range(5)]
+        if len(pieces := capped_layer(rows)) > 9:
+            frames.append(pieces)
+    names = ("frame", *"abcdefghij")
+    problem, classes = as_placements(frames, names)
+    seen: dict[tuple[object, bool], list[object]] = {}
+    for groups in ((), (frozenset({"frame", "a"}), frozenset({"b", "c"}))):
+        for best in (True, False):
+            fast = PlacedDisassembler(problem, groups, best=best)
+            slow = PlacedDisassembler(problem, groups, best=best, native=False)
+            got = fast.take_apart(classes)
+            assert got == slow.take_apart(classes)
+            assert got == [(*taken(disassemble(f, groups, first_found=not best))[:2], []) for f in frames]
+            levels = seen[groups, best] = [g[0] for g in got]
+            assert None in levels and any(v is not None and len(v) > 1 for v in levels)
+    assert seen[(), True] != seen[groups, True] and seen[(), False] != seen[groups, False]  # the groups count
+    assert seen[(), True] != seen[(), False]  # and so does the choice between shortest ways
+    assert sum(len(c) > 9 for c in classes) > 10
+
+
+@native
 def test_placed_disassembler_on_an_enumeration_and_its_groups_and_budget():
     puzzle = load("six-piece-burr")
     from cpsolve.api import _prepare

@@ -97,6 +97,7 @@
 #define MAX_TABLE (1L << 24)      /* entries of one table (6 * volume); beyond it the twin runs */
 #define HASH0 64                  /* the hash set's slots at the start of a search */
 #define TRIM (1L << 16)           /* states past which a search's buffers are given back after it */
+#define PIECE_INTS 5              /* a piece in a batch: shape id, origin x, y, z, its groups (a bit each) */
 
 enum { STUCK, FOUND, TOO_MANY, TWIN, NO_MEMORY, BAD_SHAPE };
 
@@ -640,6 +641,19 @@ typedef struct {
     long kept, budget;       /* bytes of tables, and the most kept between searches */
     Search S;
     int busy;
+    /* `levels`: the class being taken apart, and its trees (emptied for each class) */
+    int cls_shapes[MAXN], cls_groups[MAXN];
+    long max_states, too_many;   /* the budget of one search; the states of the search that passed it */
+    int every;
+    struct Node *nodes;          /* the separations found, by index */
+    long nnodes, nodes_cap;
+    struct MemoSlot *memo;       /* parts already taken apart in this class, by pieces and relative positions */
+    long nmemo, memo_cap;
+    unsigned gen;                /* a slot is in use when its gen is this class's */
+    int32_t *memo_keys;          /* the slots' relative positions, 3(m-1) ints each */
+    long nkeys, keys_cap;
+    int *cand;                   /* the first separations of the parts being taken apart, a frame per part */
+    long ncand_ints, cand_cap;
 } Disassembler;
 
 static void drop_tables(Disassembler *D) {
@@ -703,6 +717,7 @@ static void Disassembler_dealloc(Disassembler *D) {
     free(D->cells);
     free(D->ncells);
     search_free(&D->S);
+    free(D->nodes); free(D->memo); free(D->memo_keys); free(D->cand);
     Py_TYPE(D)->tp_free((PyObject *)D);
 }
 
@@ -853,12 +868,12 @@ static PyObject *Disassembler_classify(Disassembler *D, PyObject *args) {
     long max_states;
     if (!PyArg_ParseTuple(args, "y*il|p:classify", &buf, &n, &max_states, &every)) return NULL;
     PyObject *status = NULL, *states = NULL, *found = NULL;
-    if (n < 2 || n > MAXN || buf.len % (Py_ssize_t)(sizeof(int) * 4 * (size_t)n)) {
-        PyErr_Format(PyExc_ValueError, "classify: n in [2, %d] and 4 ints per piece", MAXN);
+    if (n < 2 || n > MAXN || buf.len % (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n)) {
+        PyErr_Format(PyExc_ValueError, "classify: n in [2, %d] and %d ints per piece", MAXN, PIECE_INTS);
         goto done;
     }
     if (D->busy) { PyErr_SetString(PyExc_RuntimeError, "the disassembler is searching in another thread"); goto done; }
-    Py_ssize_t count = buf.len / (Py_ssize_t)(sizeof(int) * 4 * (size_t)n);
+    Py_ssize_t count = buf.len / (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n);
     const int *in = (const int *)buf.buf;
     status = PyBytes_FromStringAndSize(NULL, count);
     states = PyList_New(count);
@@ -867,11 +882,11 @@ static PyObject *Disassembler_classify(Disassembler *D, PyObject *args) {
     char *st = PyBytes_AS_STRING(status);
     static const int zero[3 * MAXN];
     for (Py_ssize_t i = 0; i < count; i++) {
-        const int *one = in + i * 4 * n;
+        const int *one = in + i * PIECE_INTS * n;
         int shapes[MAXN], pos[3 * MAXN];
         for (int p = 0; p < n; p++) {
-            shapes[p] = one[4 * p];
-            for (int c = 0; c < 3; c++) pos[3 * p + c] = one[4 * p + 1 + c];
+            shapes[p] = one[PIECE_INTS * p];
+            for (int c = 0; c < 3; c++) pos[3 * p + c] = one[PIECE_INTS * p + 1 + c];
         }
         int s = begin(D, n, shapes, pos, every);
         if (s == FOUND) {
@@ -908,6 +923,242 @@ done:
     return NULL;
 }
 
+/* ------------------------------------------------------------------------------- whole trees, levels only */
+
+typedef struct Node {
+    int moves;               /* moves until this part splits, the removal included */
+    int multi;               /* this step, or one below it, needs more than one move (BurrTools' rule) */
+    int left, removed;       /* the two parts' trees (node indices), or NONE: a single piece or a group */
+} Node;
+
+typedef struct MemoSlot {
+    uint64_t mask;           /* the part's pieces (bits of the class's pieces) */
+    long key;                /* its relative positions: 3(m-1) ints at memo_keys[key] */
+    int m, result;           /* its size; its tree (node), or R_STUCK */
+    unsigned gen;
+} MemoSlot;
+
+enum { NONE = -1, R_STUCK = -2, R_TOO_MANY = -3, R_TWIN = -4, R_NO_MEMORY = -5, R_MISSING = -6 };
+
+static int grow(void **buf, long *cap, long need, size_t size) {
+    if (need <= *cap) return 0;
+    long cap2 = *cap ? *cap : 64;
+    while (cap2 < need) cap2 *= 2;
+    void *b = realloc(*buf, size * (size_t)cap2);
+    if (b == NULL) return -1;
+    *buf = b;
+    *cap = cap2;
+    return 0;
+}
+
+/* Python's _rank of one part's tree, compared: -1, 0 or 1 as a is easier, as hard, harder than b. */
+static int rank_cmp(const Node *N, int a, int b) {
+    int ra = a >= 0 && N[a].multi, rb = b >= 0 && N[b].multi;
+    if (ra != rb) return ra < rb ? -1 : 1;
+    if (!ra) return 0;  /* both (0,): one move per step, or nothing to take apart */
+    if (N[a].moves != N[b].moves) return N[a].moves < N[b].moves ? -1 : 1;
+    int c = rank_cmp(N, N[a].left, N[b].left);
+    return c ? c : rank_cmp(N, N[a].removed, N[b].removed);
+}
+
+static uint64_t memo_hash(uint64_t mask, const int32_t *key, int K) {
+    return key_hash(key, K) ^ (mask * 0x9E3779B97F4A7C15ULL);
+}
+
+static int memo_find(const Disassembler *D, uint64_t mask, int m, const int32_t *key) {
+    if (!D->memo_cap) return R_MISSING;
+    int K = 3 * (m - 1);
+    uint64_t at = memo_hash(mask, key, K) & (uint64_t)(D->memo_cap - 1);
+    for (const MemoSlot *e; (e = &D->memo[at])->gen == D->gen; at = (at + 1) & (uint64_t)(D->memo_cap - 1))
+        if (e->mask == mask && e->m == m && memcmp(D->memo_keys + e->key, key, sizeof(int32_t) * (size_t)K) == 0)
+            return e->result;
+    return R_MISSING;
+}
+
+static int memo_put(Disassembler *D, uint64_t mask, int m, const int32_t *key, int result) {
+    int K = 3 * (m - 1);
+    if (2 * (D->nmemo + 1) > D->memo_cap) {  /* double it and put this class's slots in again */
+        long cap = D->memo_cap ? 2 * D->memo_cap : 64;
+        MemoSlot *old = D->memo, *fresh = calloc((size_t)cap, sizeof(MemoSlot));
+        if (fresh == NULL) return -1;
+        for (long i = 0; i < D->memo_cap; i++) {
+            if (old[i].gen != D->gen) continue;
+            uint64_t at = memo_hash(old[i].mask, D->memo_keys + old[i].key, 3 * (old[i].m - 1)) & (uint64_t)(cap - 1);
+            while (fresh[at].gen == D->gen) at = (at + 1) & (uint64_t)(cap - 1);
+            fresh[at] = old[i];
+        }
+        free(old);
+        D->memo = fresh;
+        D->memo_cap = cap;
+    }
+    if (grow((void **)&D->memo_keys, &D->keys_cap, D->nkeys + K + 1, sizeof(int32_t)) < 0) return -1;
+    memcpy(D->memo_keys + D->nkeys, key, sizeof(int32_t) * (size_t)K);
+    uint64_t at = memo_hash(mask, key, K) & (uint64_t)(D->memo_cap - 1);
+    while (D->memo[at].gen == D->gen) at = (at + 1) & (uint64_t)(D->memo_cap - 1);
+    D->memo[at] = (MemoSlot){mask, D->nkeys, m, result, D->gen};
+    D->nkeys += K;
+    D->nmemo++;
+    return 0;
+}
+
+/* The tree of a part of the class (m pieces: the class's indices idx[], positions pos[], 3 ints each,
+ * only their differences matter): the twin is `_Search.take_apart` with `_tree`, for the level alone.
+ * A node, R_STUCK, or R_TOO_MANY / R_TWIN / R_NO_MEMORY, which end the class. */
+static int part_tree(Disassembler *D, int m, const int *idx, const int *pos) {
+    uint64_t mask = 0;
+    int32_t key[3 * MAXN];
+    int shapes[MAXN];
+    for (int i = 0; i < m; i++) {
+        mask |= (uint64_t)1 << idx[i];
+        shapes[i] = D->cls_shapes[idx[i]];
+        if (i)
+            for (int c = 0; c < 3; c++) key[3 * (i - 1) + c] = pos[3 * i + c] - pos[c];
+    }
+    int known = memo_find(D, mask, m, key);
+    if (known != R_MISSING) return known;
+    int s = begin(D, m, shapes, pos, D->every);
+    if (s == FOUND) s = search_run(&D->S, D->max_states);
+    if (s == NO_MEMORY) return R_NO_MEMORY;
+    if (s == TWIN || s == BAD_SHAPE) return R_TWIN;
+    if (s == TOO_MANY) { D->too_many = D->S.count; end(D); return R_TOO_MANY; }
+    if (s == STUCK) { end(D); return memo_put(D, mask, m, key, R_STUCK) < 0 ? R_NO_MEMORY : R_STUCK; }
+    /* each first separation out of the search's buffers (the parts' searches reuse them): its moves,
+     * the set that leaves (two ints), and every piece's position relative to the first before it leaves */
+    Search *S = &D->S;
+    long rec = 3 + 3L * m, base = D->ncand_ints, ncand = S->ncand;
+    if (grow((void **)&D->cand, &D->cand_cap, base + ncand * rec, sizeof(int)) < 0) return R_NO_MEMORY;
+    for (long c = 0; c < ncand; c++) {
+        int *r = D->cand + base + c * rec, depth = 0;
+        for (long t = S->cand_at[c]; S->parent[t] >= 0; t = S->parent[t]) depth++;
+        r[0] = depth + 1;
+        r[1] = (int)(uint32_t)S->cand_mask[c];
+        r[2] = (int)(uint32_t)(S->cand_mask[c] >> 32);
+        const int32_t *k = S->keys + S->cand_at[c] * S->K;
+        r[3] = r[4] = r[5] = 0;
+        memcpy(r + 6, k, sizeof(int32_t) * (size_t)(3 * (m - 1)));
+    }
+    D->ncand_ints = base + ncand * rec;
+    end(D);
+    int best = R_STUCK;
+    for (long c = 0; c < ncand; c++) {
+        int sub[2] = {NONE, NONE}, stuck = 0, moves = D->cand[base + c * rec];
+        uint64_t removed = (uint64_t)(uint32_t)D->cand[base + c * rec + 1] |
+                           (uint64_t)(uint32_t)D->cand[base + c * rec + 2] << 32;
+        for (int keep = 0; keep < 2 && !stuck; keep++) {  /* the part left behind first, then the one removed */
+            int sidx[MAXN], spos[3 * MAXN], k = 0, groups = ~0;
+            const int *r = D->cand + base + c * rec;  /* read again: the stack may have moved */
+            for (int i = 0; i < m; i++)
+                if ((int)(removed >> i & 1) == keep) {
+                    sidx[k] = idx[i];
+                    for (int cc = 0; cc < 3; cc++) spos[3 * k + cc] = r[3 + 3 * i + cc];
+                    groups &= D->cls_groups[idx[i]];
+                    k++;
+                }
+            if (k == 1 || groups != 0) continue;  /* a single piece, or one group: nothing to take apart */
+            int t = part_tree(D, k, sidx, spos);
+            if (t == R_STUCK) stuck = 1;
+            else if (t < NONE) { D->ncand_ints = base; return t; }
+            else sub[keep] = t;
+        }
+        if (stuck) continue;
+        if (grow((void **)&D->nodes, &D->nodes_cap, D->nnodes + 1, sizeof(Node)) < 0) return R_NO_MEMORY;
+        Node *N = D->nodes;
+        int multi = moves > 1 || (sub[0] >= 0 && N[sub[0]].multi) || (sub[1] >= 0 && N[sub[1]].multi);
+        N[D->nnodes] = (Node){moves, multi, sub[0], sub[1]};
+        int node = (int)D->nnodes++;
+        if (best == R_STUCK) {
+            best = node;
+        } else {  /* the parts compared: the one left behind first, then the one removed */
+            int cmp = rank_cmp(N, sub[0], N[best].left);
+            if (cmp < 0 || (cmp == 0 && rank_cmp(N, sub[1], N[best].removed) < 0)) best = node;
+        }
+        if (rank_cmp(N, sub[0], NONE) == 0 && rank_cmp(N, sub[1], NONE) == 0) break;  /* none can be easier */
+    }
+    D->ncand_ints = base;
+    return memo_put(D, mask, m, key, best) < 0 ? R_NO_MEMORY : best;
+}
+
+/* The level of a tree into out from `at`: its moves, then the levels of the parts that need more than one
+ * move in some step, the part left behind first (Separation.level). */
+static int level_of(const Node *N, int node, int *out, int at) {
+    out[at++] = N[node].moves;
+    if (N[node].left >= 0 && N[N[node].left].multi) at = level_of(N, N[node].left, out, at);
+    if (N[node].removed >= 0 && N[N[node].removed].multi) at = level_of(N, N[node].removed, out, at);
+    return at;
+}
+
+static PyObject *Disassembler_levels(Disassembler *D, PyObject *args) {
+    Py_buffer buf;
+    int n, every = 0;
+    long max_states;
+    if (!PyArg_ParseTuple(args, "y*il|p:levels", &buf, &n, &max_states, &every)) return NULL;
+    PyObject *status = NULL, *out = NULL;
+    if (n < 2 || n > MAXN || buf.len % (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n)) {
+        PyErr_Format(PyExc_ValueError, "levels: n in [2, %d] and %d ints per piece", MAXN, PIECE_INTS);
+        goto done;
+    }
+    if (D->busy) { PyErr_SetString(PyExc_RuntimeError, "the disassembler is searching in another thread"); goto done; }
+    Py_ssize_t count = buf.len / (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n);
+    const int *in = (const int *)buf.buf;
+    status = PyBytes_FromStringAndSize(NULL, count);
+    out = PyList_New(count);
+    if (status == NULL || out == NULL) goto fail;
+    char *st = PyBytes_AS_STRING(status);
+    D->max_states = max_states;
+    D->every = every;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const int *one = in + i * PIECE_INTS * n;
+        int idx[MAXN], pos[3 * MAXN];
+        for (int p = 0; p < n; p++) {
+            idx[p] = p;
+            D->cls_shapes[p] = one[PIECE_INTS * p];
+            for (int c = 0; c < 3; c++) pos[3 * p + c] = one[PIECE_INTS * p + 1 + c];
+            D->cls_groups[p] = one[PIECE_INTS * p + 4];
+        }
+        D->nnodes = D->nmemo = D->nkeys = D->ncand_ints = 0;
+        if (++D->gen == 0) {  /* the stamps wrapped round: no slot may look used */
+            if (D->memo) memset(D->memo, 0, sizeof(MemoSlot) * (size_t)D->memo_cap);
+            D->gen = 1;
+        }
+        int t;
+        D->busy = 1;
+        Py_BEGIN_ALLOW_THREADS
+        t = part_tree(D, n, idx, pos);
+        Py_END_ALLOW_THREADS
+        D->busy = 0;
+        PyObject *v;
+        if (t == R_NO_MEMORY) { PyErr_NoMemory(); goto fail; }
+        if (t >= 0) {
+            int level[MAXN];
+            int len = level_of(D->nodes, t, level, 0);
+            v = PyTuple_New(len);
+            if (v == NULL) goto fail;
+            for (int k = 0; k < len; k++) {
+                PyObject *x = PyLong_FromLong(level[k]);
+                if (x == NULL) { Py_DECREF(v); goto fail; }
+                PyTuple_SET_ITEM(v, k, x);
+            }
+            st[i] = FOUND;
+        } else if (t == R_TOO_MANY) {
+            v = PyLong_FromLong(D->too_many);
+            if (v == NULL) goto fail;
+            st[i] = TOO_MANY;
+        } else {
+            v = Py_NewRef(Py_None);
+            st[i] = t == R_STUCK ? STUCK : TWIN;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+    PyBuffer_Release(&buf);
+    return Py_BuildValue("(NN)", status, out);
+fail:
+    Py_XDECREF(status);
+    Py_XDECREF(out);
+done:
+    PyBuffer_Release(&buf);
+    return NULL;
+}
+
 static PyObject *Disassembler_stats(Disassembler *D, PyObject *unused) {
     return Py_BuildValue("{s:i,s:l,s:l}", "shapes", D->nshapes, "tables", D->ntables, "table_bytes", D->kept);
 }
@@ -923,6 +1174,9 @@ static PyMethodDef Disassembler_methods[] = {
     {"classify", (PyCFunction)Disassembler_classify, METH_VARARGS,
      "classify(batch, n, max_states, every=False) -> (status, states, found): a batch of assemblies, each "
      "searched from where it is assembled."},
+    {"levels", (PyCFunction)Disassembler_levels, METH_VARARGS,
+     "levels(batch, n, max_states, every=False) -> (status, levels): a batch of assemblies, each taken apart "
+     "whole: its level (a tuple) where it comes apart, else None (or the states of a search past max_states)."},
     {"stats", (PyCFunction)Disassembler_stats, METH_NOARGS, "stats() -> {shapes, tables, table_bytes}."},
     {NULL, NULL, 0, NULL}};
 

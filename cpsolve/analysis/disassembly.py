@@ -801,7 +801,12 @@ class PlacedDisassembler:
         self.best = best
         self.shapes = Shapes(self.native)
         self.placed: dict[Placement, tuple[int, Cell, bytes]] = {}
-        """Placement -> its shape id, origin, and the 4 C ints (shape id, origin) `classify` reads."""
+        """Placement -> its shape id, origin, and the 5 C ints `classify` and `levels` read: shape id,
+        origin, and the piece's groups, a bit each."""
+        self.group_bits = [sum(1 << g for g, names in enumerate(self.groups) if name in names)
+                           for name in problem.piece_names]
+        self.c_trees = len(self.groups) < 32
+        """Whole trees in C (`levels`) when the groups fit in a C int's bits."""
         self.token = next(PlacedDisassembler._made)
         PlacedDisassembler._alive[self.token] = self
 
@@ -815,7 +820,8 @@ class PlacedDisassembler:
         at = self.problem.cells
         sid, origin = self.shapes.of([at[c] for c in placement[1]])
         clamp = [max(-_C_COORD, min(_C_COORD, v)) for v in origin]  # beyond it, the C search says TWIN
-        got = self.placed[placement] = (sid, origin, array("i", [sid, *clamp]).tobytes())
+        groups = self.group_bits[placement[0]] if self.c_trees else 0
+        got = self.placed[placement] = (sid, origin, array("i", [sid, *clamp, groups]).tobytes())
         return got
 
     def labels(self, placements: Sequence[Placement]) -> list[str]:
@@ -834,7 +840,8 @@ class PlacedDisassembler:
 
     def classify(self, classes: Sequence[Sequence[Placement]]) -> Classified:
         """Each class (all with the same number of pieces, 2 to NATIVE_MAX_PIECES) searched from where it
-        is assembled: `_disassemble.Disassembler.classify`, or its twin, a loop of `_separate_states`."""
+        is assembled, the first search alone: `_disassemble.Disassembler.classify`, or its twin, a loop
+        of `_separate_states`."""
         placed = self.placed
         if self.shapes.context is not None:
             n = len(classes[0])
@@ -859,9 +866,20 @@ class PlacedDisassembler:
                 found[i] = got
         return bytes(status), states, found
 
+    def levels(self, classes: Sequence[Sequence[Placement]]) -> tuple[bytes, list[tuple[int, ...] | int | None]]:
+        """Each class (all with the same number of pieces, 2 to NATIVE_MAX_PIECES) taken apart whole in C,
+        for its level alone (`_disassemble.Disassembler.levels`): a status per class (STUCK, FOUND,
+        TOO_MANY, TWIN) and its level, or the states of the search that passed `max_states`. The twin is
+        `_tree` (`_Search.take_apart`); only for a disassembler with C and fewer than 32 groups."""
+        assert self.shapes.context is not None and self.c_trees
+        placed = self.placed
+        batch = b"".join([(placed.get(p) or self._place(p))[2] for cls in classes for p in cls])
+        return self.shapes.context.levels(batch, len(classes[0]), _c_budget(self.max_states), self.best)
+
     def take_apart(self, classes: Sequence[Sequence[Placement]], moves: bool = False) -> list[Taken]:
         """Each class's level, its text and, with `moves`, its moves as JSON; (None, None, []) for a
-        class that does not come apart. Past `max_states` states in one search: TooManyStates."""
+        class that does not come apart. Past `max_states` states in one search: TooManyStates. Without
+        moves, in C as a whole (`levels`); with them, the C search and the trees in Python."""
         out: list[Taken] = [(None, None, [])] * len(classes)
         by_size: dict[int, list[int]] = {}
         for i, cls in enumerate(classes):
@@ -872,6 +890,17 @@ class PlacedDisassembler:
             if n > NATIVE_MAX_PIECES:
                 for i in which:
                     out[i] = self._tree(classes[i], None, moves)
+                continue
+            if not moves and self.c_trees and self.shapes.context is not None:
+                done, levels = self.levels([classes[i] for i in which])
+                for k, i in enumerate(which):
+                    level = levels[k]
+                    if done[k] == FOUND and isinstance(level, tuple):
+                        out[i] = level, format_level(level), []
+                    elif done[k] == TOO_MANY:
+                        raise TooManyStates(int(level))  # type: ignore[arg-type]
+                    elif done[k] == TWIN:
+                        out[i] = self._tree(classes[i], None, moves)
                 continue
             status, states, found = self.classify([classes[i] for i in which])
             for k, i in enumerate(which):
