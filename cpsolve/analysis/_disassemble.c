@@ -46,10 +46,21 @@
  *        same in every reached state (classes of two or more, in the twin's order);
  *   after more than max_states states (max_states < 0: no limit): both None.
  * classify(batch, n, max_states, every=False) -> (status, states, found): `batch` is count assemblies
- *   of n pieces, 4 C ints per piece (shape id, origin x, y, z), each searched from its assembled
- *   position: status[i] = STUCK (0), FOUND (1), TOO_MANY (2) or TWIN (3, as `separate` returning
- *   None); states[i] the states seen; found = {i: found list as `separate`'s} for the FOUND ones.
- *   Nothing else is built for a stuck assembly: `separate` explains one when it is asked.
+ *   of n pieces, 5 C ints per piece (shape id, origin x, y, z, its groups: bit g for declared group g),
+ *   each searched from its assembled position, the first search alone: status[i] = STUCK (0), FOUND
+ *   (1), TOO_MANY (2) or TWIN (3, as `separate` returning None); states[i] the states seen; found =
+ *   {i: found list as `separate`'s} for the FOUND ones. Nothing else is built for a stuck assembly:
+ *   `separate` explains one when it is asked.
+ * levels(batch, n, max_states, every=False) -> (status, levels): the same batch, each assembly taken
+ *   apart to the end (status FOUND only when every part comes apart), for its level alone: levels[i]
+ *   the level as a tuple, or the states of the search that passed max_states (TOO_MANY), else None.
+ *   The twin is `_Search.take_apart` with `_tree`: the first separations of a part are each tried
+ *   (with `every`; else the first), its two parts taken apart in turn from their positions before
+ *   the removal, the part left behind first; a part of one piece, or whose pieces share a group (the
+ *   AND of their group bits), is not taken apart; a stuck part makes its way stuck; the way whose
+ *   parts rank lowest (`_rank`: one move per step first, then fewer moves, then the parts' ranks)
+ *   is kept, and one whose parts both rank lowest ends the choice. A part met again in the same
+ *   assembly (same pieces, same relative positions) is answered from `memo`.
  *
  * The search (same order as the twin, so the same tree):
  *  - A state is the positions of pieces 1..n-1 (origin + offset) relative to piece 0 (3(n-1) int32),
@@ -81,7 +92,11 @@
  * (F_n is the n it was cleared for); pair[] points at tables the map owns, none of which is dropped
  * during a search (the budget is checked between searches). Undo discipline: none is needed, each
  * search starts by emptying what it uses (count, ncand, hash slots); buffers only grow, and one past
- * TRIM states is given back after its search. The GIL is released while searching (no Python object
+ * TRIM states is given back after its search. `levels` keeps, per assembly, the trees (nodes), the memo
+ * (its slots are this assembly's when their gen is) and a stack of candidate frames, one per part being
+ * taken apart (a part's first separations are copied there before its parts' searches reuse the
+ * search's buffers; the frame is popped when the part is done); all three are emptied for the next
+ * assembly. The GIL is released while searching (no Python object
  * is touched between reading the input and building the answer); `busy` refuses a second caller
  * meanwhile, since the buffers are the disassembler's.
  */
@@ -862,18 +877,28 @@ static PyObject *Disassembler_separate(Disassembler *D, PyObject *args) {
     return res;
 }
 
+/* The assemblies in a batch of n pieces each (PIECE_INTS a piece); -1 with an exception when it is not one,
+ * or when another thread is searching with this disassembler. */
+static Py_ssize_t batch_count(const Disassembler *D, const Py_buffer *buf, int n, const char *what) {
+    if (n < 2 || n > MAXN || buf->len % (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n)) {
+        PyErr_Format(PyExc_ValueError, "%s: n in [2, %d] and %d ints per piece", what, MAXN, PIECE_INTS);
+        return -1;
+    }
+    if (D->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the disassembler is searching in another thread");
+        return -1;
+    }
+    return buf->len / (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n);
+}
+
 static PyObject *Disassembler_classify(Disassembler *D, PyObject *args) {
     Py_buffer buf;
     int n, every = 0;
     long max_states;
     if (!PyArg_ParseTuple(args, "y*il|p:classify", &buf, &n, &max_states, &every)) return NULL;
     PyObject *status = NULL, *states = NULL, *found = NULL;
-    if (n < 2 || n > MAXN || buf.len % (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n)) {
-        PyErr_Format(PyExc_ValueError, "classify: n in [2, %d] and %d ints per piece", MAXN, PIECE_INTS);
-        goto done;
-    }
-    if (D->busy) { PyErr_SetString(PyExc_RuntimeError, "the disassembler is searching in another thread"); goto done; }
-    Py_ssize_t count = buf.len / (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n);
+    Py_ssize_t count = batch_count(D, &buf, n, "classify");
+    if (count < 0) goto done;
     const int *in = (const int *)buf.buf;
     status = PyBytes_FromStringAndSize(NULL, count);
     states = PyList_New(count);
@@ -1093,12 +1118,8 @@ static PyObject *Disassembler_levels(Disassembler *D, PyObject *args) {
     long max_states;
     if (!PyArg_ParseTuple(args, "y*il|p:levels", &buf, &n, &max_states, &every)) return NULL;
     PyObject *status = NULL, *out = NULL;
-    if (n < 2 || n > MAXN || buf.len % (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n)) {
-        PyErr_Format(PyExc_ValueError, "levels: n in [2, %d] and %d ints per piece", MAXN, PIECE_INTS);
-        goto done;
-    }
-    if (D->busy) { PyErr_SetString(PyExc_RuntimeError, "the disassembler is searching in another thread"); goto done; }
-    Py_ssize_t count = buf.len / (Py_ssize_t)(sizeof(int) * PIECE_INTS * (size_t)n);
+    Py_ssize_t count = batch_count(D, &buf, n, "levels");
+    if (count < 0) goto done;
     const int *in = (const int *)buf.buf;
     status = PyBytes_FromStringAndSize(NULL, count);
     out = PyList_New(count);
