@@ -22,6 +22,7 @@ from cpsolve.analysis.disassembly import (
     DIRECTIONS,
     FOUND,
     STUCK,
+    TWIN,
     Disassembly,
     LevelTally,
     PlacedDisassembler,
@@ -459,6 +460,26 @@ def test_placed_disassembler_on_an_enumeration_and_its_groups_and_budget():
     problem, classes = as_placements([rings], ("A", "B", "C"))
     assert PlacedDisassembler(problem).take_apart(classes) == [(None, None, [])]
     assert PlacedDisassembler(problem, (frozenset({"A", "B"}),)).take_apart(classes) == [((1,), "1", [])]
+
+
+@native
+def test_assemblies_far_from_the_origin_are_taken_apart_alike():
+    """Only differences of positions count: a puzzle 10**7 units away is taken apart in C as at home, one
+    10**30 away (past any C integer) still in C for each part (origins taken from its first piece), and
+    both give the same levels and moves as at the origin."""
+    frames = random_frames(7, 40)
+    problem, classes = as_placements(frames, ("frame", "a", "b", "c", "d"))
+    want = PlacedDisassembler(problem).take_apart(classes, moves=True)
+    for far in (10**7, 10**30):
+        moved = [{k: [(x + far, y, z - far) for x, y, z in v] for k, v in f.items()} for f in frames]
+        problem, classes = as_placements(moved, ("frame", "a", "b", "c", "d"))
+        placed = PlacedDisassembler(problem)
+        assert placed.take_apart(classes) == [(level, text, []) for level, text, _ in want]
+        assert placed.take_apart(classes, moves=True) == want
+        assert [taken(disassemble(f)) for f in moved] == want
+        if far < 1 << 30:
+            status, _ = placed.levels([c for c in classes if len(c) == 4])
+            assert TWIN not in status
 
 
 def test_a_placed_disassembler_is_sent_to_a_worker_by_number():

@@ -394,10 +394,12 @@ class _Search:
         """`_separate_states` in C (`Disassembler.separate`); None when a pair's table would be too big or
         the pieces lie too far apart for its 32-bit positions."""
         placed = self.placed
+        x0, y0, z0 = placed[part[0]][1]  # only differences count: pieces far from the origin but close together
+        origins = [v for p in part for v in (placed[p][1][0] - x0, placed[p][1][1] - y0, placed[p][1][2] - z0)]
         try:
-            got = context.separate([placed[p][0] for p in part], [v for p in part for v in placed[p][1]],
-                                   [v for c in start for v in c], _c_budget(self.max_states), every)
-        except ValueError:  # coordinates beyond the C search's range (2**20): the twin has no limit
+            got = context.separate([placed[p][0] for p in part], origins, [v for c in start for v in c],
+                                   _c_budget(self.max_states), every)
+        except (ValueError, OverflowError):  # coordinates beyond the C search's range (2**20): the twin has none
             return None
         if got is None:
             return None
@@ -807,6 +809,9 @@ class PlacedDisassembler:
                            for name in problem.piece_names]
         self.c_trees = len(self.groups) < 32
         """Whole trees in C (`levels`) when the groups fit in a C int's bits."""
+        self.base = tuple(min(c[k] for c in problem.cells) for k in range(3)) if problem.cells else (0, 0, 0)
+        """The container's least corner: C reads origins from there (only differences count), so a
+        container far from the origin is searched in C like any other."""
         self.token = next(PlacedDisassembler._made)
         PlacedDisassembler._alive[self.token] = self
 
@@ -819,7 +824,8 @@ class PlacedDisassembler:
             self.placed = {}
         at = self.problem.cells
         sid, origin = self.shapes.of([at[c] for c in placement[1]])
-        clamp = [max(-_C_COORD, min(_C_COORD, v)) for v in origin]  # beyond it, the C search says TWIN
+        # beyond the C search's range it says TWIN: a container wider than that is taken apart in Python
+        clamp = [max(-_C_COORD, min(_C_COORD, v - b)) for v, b in zip(origin, self.base, strict=True)]
         groups = self.group_bits[placement[0]] if self.c_trees else 0
         got = self.placed[placement] = (sid, origin, array("i", [sid, *clamp, groups]).tobytes())
         return got
