@@ -388,6 +388,8 @@ def test_placed_disassembler_takes_classes_apart_as_disassemble_does_in_c_and_in
     assert slow.take_apart(classes, moves=True) == want
     assert [fast.take_apart([c], moves=True)[0] for c in classes] == want
     assert fast.take_apart(classes) == [(level, text, []) for level, text, _ in want]  # moves only when asked
+    many = PlacedDisassembler(problem, tuple(frozenset({f"x{g}"}) for g in range(32)))  # past a C int's bits
+    assert not many.c_trees and many.take_apart(classes, moves=True) == want  # the first search, trees in Python
     assert {None} < {w[0] for w in want} and any(w[0] is not None and len(w[0]) > 1 for w in want)
     for n in (3, 4, 5):
         batch = [c for c in classes if len(c) == n]

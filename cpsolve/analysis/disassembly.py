@@ -884,8 +884,9 @@ class PlacedDisassembler:
 
     def take_apart(self, classes: Sequence[Sequence[Placement]], moves: bool = False) -> list[Taken]:
         """Each class's level, its text and, with `moves`, its moves as JSON; (None, None, []) for a
-        class that does not come apart. Past `max_states` states in one search: TooManyStates. Without
-        moves, in C as a whole (`levels`); with them, the C search and the trees in Python."""
+        class that does not come apart. Past `max_states` states in one search: TooManyStates. In C as a
+        whole (`levels`); the moves of a class that comes apart are its tree's, built in Python (`_tree`);
+        without C, or with 32 groups or more, the first search (`classify`) and the trees in Python."""
         out: list[Taken] = [(None, None, [])] * len(classes)
         by_size: dict[int, list[int]] = {}
         for i, cls in enumerate(classes):
@@ -897,12 +898,12 @@ class PlacedDisassembler:
                 for i in which:
                     out[i] = self._tree(classes[i], None, moves)
                 continue
-            if not moves and self.c_trees and self.shapes.context is not None:
+            if self.c_trees and self.shapes.context is not None:
                 done, levels = self.levels([classes[i] for i in which])
                 for k, i in enumerate(which):
                     level = levels[k]
-                    if done[k] == FOUND and isinstance(level, tuple):
-                        out[i] = level, format_level(level), []
+                    if done[k] == FOUND and isinstance(level, tuple):  # the moves: that one class's tree again
+                        out[i] = self._tree(classes[i], None, True) if moves else (level, format_level(level), [])
                     elif done[k] == TOO_MANY:
                         raise TooManyStates(int(level))  # type: ignore[arg-type]
                     elif done[k] == TWIN:
