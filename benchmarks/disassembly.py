@@ -1,6 +1,7 @@
 """Disassembly speed against BurrTools' `burrTxt`, side by side; writes results/disassembly.md and .json.
 
     python benchmarks/disassembly.py --burrtxt PATH/burrTxt          # PATH from ../shared/tools/build-peers.sh
+    python benchmarks/disassembly.py --burrtxt PATH/burrTxt --files DIR   # and designers' files (see below)
     python benchmarks/disassembly.py --repeats 1                     # without BurrTools: cpsolve rows only
 
 Every command runs as its own process pinned to one core (`taskset -c 0` when it exists), the
@@ -13,7 +14,11 @@ imports, which every cpsolve row pays); the library's six-piece burr and Cutler'
 (assemble + disassemble); the SolidSixPieceBurrs and PelikanBurr files (assemble + disassemble, as
 `burrTxt -d`); and the disassembly alone of the solutions stored in those files (as `burrTxt -x -d`,
 which re-disassembles the stored solutions), also timed inside the process (without Python's start-up
-and imports), with the compiled search and with its Python twin (`--twin`).
+and imports), with the compiled search and with its Python twin (`--twin`). With `--files DIR`, a folder
+of public designers' files as benchmarks/burrtools_files.py takes it, two files whose thousands of
+assemblies almost all do not come apart (Eyckmans' Gargamel, 7,680, and "two face 3" of
+kgeusens/burr-data-go, 22,016: the per-assembly cost of taking apart decides them) are assembled and
+taken apart by both programs too; the last column is cpsolve's CPU over burrTxt's in the same task.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from scaling import ENV  # benchmarks/scaling.py: a run's environment, as after 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "burrtools-examples"
 PY = [sys.executable, "-m", "cpsolve"]
+DESIGNERS = ("eyckmans.gargamel", "bdg.two_face_3")
+"""Files of `--files` with thousands of assemblies that do not come apart (issue 40's two)."""
 
 INNER = """
 import json, sys, time
@@ -123,6 +130,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--burrtxt", type=Path, help="burrTxt built by ../shared/tools/build-peers.sh")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--files", type=Path, help="a folder with eyckmans.gargamel.xmpuzzle and bdg.two_face_3.xmpuzzle")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "results")
     args = ap.parse_args()
     pin = shutil.which("taskset") is not None
@@ -147,6 +155,15 @@ def main() -> None:
             stored.append(("burrTxt", [bt, "-x", "-d", path]))
         tasks.append((f"{name}: assemble + disassemble", full))
         tasks.append((f"{name}: disassemble the stored solutions", stored))
+    for name in DESIGNERS:
+        path = str(args.files / f"{name}.xmpuzzle") if args.files else ""
+        if not path or not Path(path).exists():
+            continue
+        full = [("cpsolve", [*PY, "enumerate", path, "--disassemble", "--workers", "1", "--quiet", "--no-save",
+                             "--json"])]
+        if bt:
+            full.append(("burrTxt", [bt, "-d", "-q", path]))
+        tasks.append((f"{name}: assemble + disassemble", full))
 
     rows: list[Row] = []
     for task, runs in tasks:
@@ -164,7 +181,9 @@ def main() -> None:
             print(f"{task:45} {program:21} {rows[-1].cpu_seconds:8.3f} s CPU  {rows[-1].output}", file=sys.stderr)
 
     command = "python benchmarks/disassembly.py" + (f" --burrtxt {shown_path(bt)}" if bt else "") + \
+        (f" --files {shown_path(str(args.files))}" if args.files else "") + \
         (f" --repeats {args.repeats}" if args.repeats != 3 else "")
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     stamp, machine = written_on()
     lines = [
         "# Disassembly: cpsolve against BurrTools' burrTxt",
@@ -174,13 +193,16 @@ def main() -> None:
         + (" (burrTxt built by ../shared/tools/build-peers.sh, BurrTools 0.7.1 at commit b72a71d)." if bt else "."),
         "CPU is the process's user + system time (start-up included: the first row is cpsolve's start-up alone);",
         "the outputs show both did the same work. The stored-solutions timer is `INNER` in the script; the",
-        "machine is shared, so compare rows of one table, not tables of different runs.",
+        f"machine is shared (load average {load} at the end, 1, 5 and 15 minutes), so compare rows of one",
+        "table, not tables of different runs. `vs burrTxt` is the cpsolve row's CPU over burrTxt's in the same task.",
         "",
-        "| task | program | CPU s | wall s | what it printed |",
-        "|---|---|---:|---:|---|",
+        "| task | program | CPU s | wall s | vs burrTxt | what it printed |",
+        "|---|---|---:|---:|---:|---|",
     ]
+    peer_cpu = {r.task: r.cpu_seconds for r in rows if r.program == "burrTxt"}
     for r in rows:
-        lines.append(f"| {r.task} | {r.program} | {r.cpu_seconds:.3f} | {r.wall_seconds:.3f} | {r.output} |")
+        ratio = f"{r.cpu_seconds / peer_cpu[r.task]:.2f}" if r.program == "cpsolve" and peer_cpu.get(r.task) else ""
+        lines.append(f"| {r.task} | {r.program} | {r.cpu_seconds:.3f} | {r.wall_seconds:.3f} | {ratio} | {r.output} |")
     lines += ["", "Commands:", ""]
     for r in rows:
         lines.append(f"- {r.program}: `{r.command}`")

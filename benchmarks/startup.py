@@ -10,7 +10,8 @@ compiled bytecode is used; `measure_children` of benchmarks/disassembly.py), the
 alternating within each of `--repeats` rounds; the table shows the median and the lowest of each
 command's CPU seconds (user + system of the process, from the rusage wait4 collects). `python -c pass` is the
 floor no Python program starts under. `cpsolve disassemble FILE` takes apart the assembly stored in
-the file; `burrTxt -d FILE` finds the assemblies and takes each apart (PelikanBurr: 12 assemblies).
+the file; `cpsolve enumerate FILE --disassemble` and `burrTxt -d FILE` find the assemblies and take each
+apart (PelikanBurr: 12 assemblies), the BurrTools path side by side.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def main() -> None:
     ]
     if PELIKAN.exists():
         rows.append(("PelikanBurr: take the stored assembly apart", [*PY, "disassemble", str(PELIKAN)]))
+        rows.append(("PelikanBurr: assemble and take apart (cpsolve)",
+                     [*PY, "enumerate", str(PELIKAN), "--disassemble", "--workers", "1", "--no-save", "-q"]))
         if args.burrtxt:
             rows.append(("PelikanBurr: assemble and take apart (burrTxt)", [str(args.burrtxt), "-d", str(PELIKAN)]))
     samples: dict[str, list[float]] = {task: [] for task, _ in rows}

@@ -3,10 +3,14 @@ and BurrTools' reference figures (read from ../shared when it is there)."""
 
 from __future__ import annotations
 
+import gc
 import gzip
 import itertools
 import json
+import pickle
 import random
+import re
+import subprocess
 import xml.etree.ElementTree as ET
 from collections import deque
 from pathlib import Path
@@ -16,8 +20,12 @@ from conftest import REPO, run_cli, run_json
 
 from cpsolve.analysis.disassembly import (
     DIRECTIONS,
+    FOUND,
+    STUCK,
+    TWIN,
     Disassembly,
     LevelTally,
+    PlacedDisassembler,
     Separation,
     TooManyStates,
     _PairTable,
@@ -30,6 +38,7 @@ from cpsolve.analysis.disassembly import (
 )
 from cpsolve.api import enumerate as enumerate_solutions
 from cpsolve.api import solve
+from cpsolve.problem.placements import ExactCoverProblem
 from cpsolve.puzzle.catalog import load
 from cpsolve.puzzle.geometry import ROTATIONS, Cell, rotation_key
 from cpsolve.puzzle.kaenel import kaenel_stick
@@ -233,10 +242,11 @@ def test_c_free_distances_are_the_twins_everywhere_around_two_shapes():
         table = _PairTable(a, b)
         from cpsolve.analysis import _disassemble
 
-        blob = _disassemble.table([v for c in a for v in c], [v for c in b for v in c])
+        context = _disassemble.Disassembler()
+        ids = [context.add_shape([v for c in shape for v in c]) for shape in (a, b)]
         for d in itertools.product(range(-7, 8), repeat=3):  # inside the collision box, beside it and beyond it
             if d not in {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a for q in b}:  # no overlap: a state
-                assert _disassemble.free(blob, *d) == table.free(d), (a, b, d)
+                assert context.free(*ids, *d) == table.free(d), (a, b, d)
 
 
 @native
@@ -329,6 +339,163 @@ def test_c_search_agrees_with_the_twin_on_the_library_burrs():
         found = [assert_twins_agree({k: list(v) for k, v in s.pieces.items()}) for s in enumerate_solutions(puzzle)]
         found.append(assert_twins_agree({k: list(v) for k, v in solve(puzzle).pieces.items()}))
         assert [r.level_text() for r in found] == ["1"] * len(found)
+
+
+# ----------------------------------------------------------------------------- one disassembler per puzzle
+
+
+def as_placements(assemblies: list[dict[str, list[Cell]]], names: tuple[str, ...]
+                  ) -> tuple[ExactCoverProblem, list[tuple[tuple[int, tuple[int, ...]], ...]]]:
+    """Assemblies (labels among `names`, in that order) as one problem's cells and each assembly as
+    placements (piece index, sorted cell indices), in the order an enumeration's classes hold them."""
+    cells = sorted({tuple(c) for a in assemblies for v in a.values() for c in v})
+    at = {c: i for i, c in enumerate(cells)}
+    problem = ExactCoverProblem("frames", tuple(cells), names, (1,) * len(names), ())  # type: ignore[arg-type]
+    classes = [tuple(sorted((names.index(k), tuple(sorted(at[tuple(c)] for c in v))) for k, v in a.items()))
+               for a in assemblies]
+    return problem, classes
+
+
+def taken(result: Disassembly) -> tuple[object, ...]:
+    """What `PlacedDisassembler.take_apart` says of a class, from `disassemble`'s result."""
+    return result.level(), result.level_text(), [m.as_json() for m in result.moves()]
+
+
+def random_frames(seed: int, count: int) -> list[dict[str, list[Cell]]]:
+    """Frames with two to four pieces inside (boxes and flat mazes, see `random_box`): many stuck, some not."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(count):
+        if k % 3:
+            pieces = random_box(rng, (5, 4, rng.choice((3, 4))), "abcd"[:rng.choice((2, 3, 4))])
+        else:
+            pieces = capped_layer(["".join(rng.choice("##...abc") for _ in range(5)) for _ in range(4)])
+        if len(pieces) >= 2:
+            out.append(pieces)
+    return out
+
+
+@native
+def test_placed_disassembler_takes_classes_apart_as_disassemble_does_in_c_and_in_its_twin():
+    """A batch of classes given as placements: the same levels and moves as `disassemble` on their cells,
+    in C and in the Python twin, in one batch or one by one; `classify`, the C batch, is its twin's."""
+    frames = random_frames(23, 150)
+    problem, classes = as_placements(frames, ("frame", "a", "b", "c", "d"))
+    want = [taken(disassemble(f)) for f in frames]
+    fast = PlacedDisassembler(problem)
+    slow = PlacedDisassembler(problem, native=False)
+    assert fast.take_apart(classes, moves=True) == want
+    assert slow.take_apart(classes, moves=True) == want
+    assert [fast.take_apart([c], moves=True)[0] for c in classes] == want
+    assert fast.take_apart(classes) == [(level, text, []) for level, text, _ in want]  # moves only when asked
+    many = PlacedDisassembler(problem, tuple(frozenset({f"x{g}"}) for g in range(32)))  # past a C int's bits
+    assert not many.c_trees and many.take_apart(classes, moves=True) == want  # the first search, trees in Python
+    assert {None} < {w[0] for w in want} and any(w[0] is not None and len(w[0]) > 1 for w in want)
+    for n in (3, 4, 5):
+        batch = [c for c in classes if len(c) == n]
+        status, states, found = fast.classify(batch)
+        assert (status, states, found) == slow.classify(batch)
+        assert {STUCK, FOUND} <= set(status) and len(states) == len(batch) and set(found) == {
+            i for i, s in enumerate(status) if s == FOUND}
+        stuck = [disassemble(frames[classes.index(c)]).stuck for c, s in zip(batch, status, strict=True) if s == STUCK]
+        assert [r.states for r in stuck if r is not None] == [v for v, s in zip(states, status, strict=True)
+                                                             if s == STUCK]
+    first = PlacedDisassembler(problem, best=False)  # BurrTools' first way, as disassemble(first_found=True)
+    assert first.take_apart(classes) == [(*taken(disassemble(f, first_found=True))[:2], []) for f in frames]
+
+
+@native
+def test_whole_trees_in_c_give_the_twins_levels_with_groups_and_many_pieces():
+    """`PlacedDisassembler.levels` takes each class apart whole in C (level only): the same level as the
+    twin's trees (`_Search.take_apart`), choosing between shortest ways or keeping the first, with
+    declared groups (a part within one group stays whole) and with more than 8 pieces."""
+    rng = random.Random(31)
+    frames = random_frames(41, 120)
+    for _ in range(40):
+        rows = ["".join(rng.choice("#...abcdefghij") for _ in range(6)) for _ in range(5)]
+        if len(pieces := capped_layer(rows)) > 9:
+            frames.append(pieces)
+    names = ("frame", *"abcdefghij")
+    problem, classes = as_placements(frames, names)
+    seen: dict[tuple[object, bool], list[object]] = {}
+    for groups in ((), (frozenset({"frame", "a"}), frozenset({"b", "c"}))):
+        for best in (True, False):
+            fast = PlacedDisassembler(problem, groups, best=best)
+            slow = PlacedDisassembler(problem, groups, best=best, native=False)
+            got = fast.take_apart(classes)
+            assert got == slow.take_apart(classes)
+            assert got == [(*taken(disassemble(f, groups, first_found=not best))[:2], []) for f in frames]
+            levels = seen[groups, best] = [g[0] for g in got]
+            assert None in levels and any(v is not None and len(v) > 1 for v in levels)
+    assert seen[(), True] != seen[groups, True] and seen[(), False] != seen[groups, False]  # the groups count
+    assert seen[(), True] != seen[(), False]  # and so does the choice between shortest ways
+    assert sum(len(c) > 9 for c in classes) > 10
+
+
+@native
+def test_placed_disassembler_on_an_enumeration_and_its_groups_and_budget():
+    puzzle = load("six-piece-burr")
+    from cpsolve.api.solving import _prepare
+    from cpsolve.output.solutions import labelled
+    from cpsolve.search.enumeration import enumerate_classes
+    from cpsolve.search.settings import RunSettings
+
+    prepared, engine = _prepare(puzzle, "dlx", True, 1)
+    found: list = []
+    enumerate_classes(prepared, RunSettings(engine), on_class=found.append)
+    classes = [c.placements for c in found]
+    problem = prepared.problem
+    want = [taken(disassemble(labelled(problem, c))) for c in classes]
+    assert PlacedDisassembler(problem).take_apart(classes, moves=True) == want
+    assert [w[1] for w in want] == ["1"] and len(want[0][2]) == 5
+    maze = capped_layer(["####",
+                         "#a.#",
+                         "##.#",
+                         "##.#"])
+    problem, classes = as_placements([maze], ("frame", "a"))
+    for native_ in (True, False):
+        with pytest.raises(TooManyStates) as exc:
+            PlacedDisassembler(problem, max_states=1, native=native_).take_apart(classes)
+        assert exc.value.states == 2
+    ring_a = [(x, y, 0) for x in range(3) for y in range(3) if (x, y) != (1, 1)]
+    ring_b = [(x, 1, z) for x in range(1, 4) for z in range(-1, 2) if (x, z) != (2, 0)]
+    rings = {"A": ring_a, "B": ring_b, "C": [(9, 9, 9), (10, 9, 9)]}
+    problem, classes = as_placements([rings], ("A", "B", "C"))
+    assert PlacedDisassembler(problem).take_apart(classes) == [(None, None, [])]
+    assert PlacedDisassembler(problem, (frozenset({"A", "B"}),)).take_apart(classes) == [((1,), "1", [])]
+
+
+@native
+def test_assemblies_far_from_the_origin_are_taken_apart_alike():
+    """Only differences of positions count: a puzzle 10**7 units away is taken apart in C as at home, one
+    10**30 away (past any C integer) still in C for each part (origins taken from its first piece), and
+    both give the same levels and moves as at the origin."""
+    frames = random_frames(7, 40)
+    problem, classes = as_placements(frames, ("frame", "a", "b", "c", "d"))
+    want = PlacedDisassembler(problem).take_apart(classes, moves=True)
+    for far in (10**7, 10**30):
+        moved = [{k: [(x + far, y, z - far) for x, y, z in v] for k, v in f.items()} for f in frames]
+        problem, classes = as_placements(moved, ("frame", "a", "b", "c", "d"))
+        placed = PlacedDisassembler(problem)
+        assert placed.take_apart(classes) == [(level, text, []) for level, text, _ in want]
+        assert placed.take_apart(classes, moves=True) == want
+        assert [taken(disassemble(f)) for f in moved] == want
+        if far < 1 << 30:
+            status, _ = placed.levels([c for c in classes if len(c) == 4])
+            assert TWIN not in status
+
+
+def test_a_placed_disassembler_is_sent_to_a_worker_by_number():
+    """Pickled, it is a number naming the disassembler this process already has (a forked worker's copy):
+    the same object comes back; once it is gone, the number names nothing, and says so."""
+    problem, _ = as_placements(random_frames(3, 4), ("frame", "a", "b", "c", "d"))
+    made = PlacedDisassembler(problem)
+    blob = pickle.dumps(made)
+    assert len(blob) < 100 and pickle.loads(blob) is made
+    del made
+    gc.collect()
+    with pytest.raises(RuntimeError, match="forked after it was made"):
+        pickle.loads(blob)
 
 
 def test_linked_rings_are_stuck_and_say_which_pieces_lock():
@@ -659,6 +826,56 @@ def test_burrtools_stored_levels_are_read_and_shown_beside_cpsolves(tmp_path: Pa
     assert text.stdout.splitlines()[1].startswith("BurrTools stored level 98.2.4.2 with this assembly")
     same = run_cli("disassemble", str(SHARED / "SolidSixPieceBurrs.xmpuzzle"), "--index", "3")
     assert same.returncode == 0 and "BurrTools stored" not in same.stdout  # the same figure: nothing to say
+
+
+BTLEVELS = REPO.parent / "peers" / "bin" / "btlevels"
+
+
+def btlevels_agree(name: str) -> int:
+    """Every assembly BurrTools' own disassembler (btlevels, ../shared/tools/btlevels.cpp) takes apart in a
+    shared example, taken apart by cpsolve: BurrTools' way (the first shortest one, its pieces in
+    BurrTools' order) gives the same level text, and the way `enumerate --disassemble` takes (the
+    puzzle's PlacedDisassembler, choosing between shortest ways) the same verdict and first figure."""
+    from cpsolve.output.solutions import rows_as_placements, rows_of
+    from cpsolve.problem.placements import packing_problem
+    from cpsolve.puzzle import burrtools as bt
+
+    path = SHARED / name
+    out = subprocess.run([str(BTLEVELS), str(path)], capture_output=True, text=True, timeout=300, check=True).stdout
+    bf = bt.parse_xmpuzzle(path)
+    puzzle = bt.puzzle_of(bf, 0)
+    problem = packing_problem(puzzle)
+    placed = PlacedDisassembler(problem, tuple(puzzle.groups))
+    seen = 0
+    for m in re.finditer(r"^assembly \d+:(.*) (?:level (\S+)|stuck)$", out, re.M):
+        spots = bt.StoredAssembly(bt._assembly(m.group(1), name, "btlevels"))
+        theirs = m.group(2)
+        pieces = bt.assembly_pieces(bf, 0, spots, as_placed=True)
+        assert disassemble(pieces, tuple(puzzle.groups), first_found=True).level_text() == theirs, m.group(0)
+        rows = rows_of(problem, pieces)
+        assert rows is not None
+        level = placed.take_apart([tuple(sorted(rows_as_placements(problem, rows)))])[0][0]
+        assert (level is None) == (theirs is None) and (level is None or level[0] == parse_level(theirs)[0])
+        seen += 1
+    assert f"{seen} assemblies and" in out
+    return seen
+
+
+needs_btlevels = pytest.mark.skipif(not SHARED.is_dir() or not BTLEVELS.exists(),
+                                    reason="needs ../shared/burrtools-examples and BurrTools' btlevels in ../peers/bin "
+                                           "(../shared/tools/build-peers.sh)")
+
+
+@needs_btlevels
+def test_levels_agree_with_btlevels_on_every_assembly():
+    assert btlevels_agree("PelikanBurr.xmpuzzle") == 12
+    assert btlevels_agree("AlPackino.xmpuzzle") == 1
+
+
+@needs_btlevels
+@pytest.mark.slow
+def test_levels_agree_with_btlevels_on_the_588_solid_six_piece_burrs():
+    assert btlevels_agree("SolidSixPieceBurrs.xmpuzzle") == 588
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/burrtools-examples is not here")

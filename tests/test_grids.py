@@ -341,6 +341,29 @@ def test_prisgon_comes_apart_as_burrtools_says(problem, level, stored):
     assert disassemble(pieces, grid="prisms").level_text().startswith(level)
 
 
+@pytest.mark.parametrize("name", ["Bermuda", "Prisgon"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_enumeration_takes_prism_assemblies_apart_on_the_prism_axes(name, workers):
+    """`enumerate --disassemble` takes classes apart from their placements with one disassembler per run
+    (PlacedDisassembler, the C search on cubes); on prisms it must slide along the prism grid's axes in the
+    twin, class by class as `disassemble(..., grid="prisms")` does, in this process and on workers."""
+    import cpsolve
+    from cpsolve.analysis.disassembly import disassemble, puzzle_groups
+
+    path = example(name)
+    if path is None:
+        pytest.skip(f"{name}.xmpuzzle not found")
+    puzzle = cpsolve.load(str(path))
+    groups = puzzle_groups(puzzle)
+    seen: list = []
+    result = cpsolve.run(puzzle, seen.append, disassemble=True, workers=workers)
+    assert result.complete and len(seen) == result.counts.unique_symmetry > 0
+    levels = [disassemble(dict(s.pieces), groups, grid="prisms").level_text() for s in seen]
+    assert [s.level for s in seen] == levels and None not in levels
+    if name == "Prisgon":  # 9.6.4 and 9.5.1 in its README: many moves along the edges' directions
+        assert {level.split(".")[0] for level in levels} == {"9"}
+
+
 def test_a_triangle_cannot_slide_past_a_triangle_it_would_sweep():
     """Sliding one edge along, a triangle passes over the triangle between its start and its end: with
     that one taken, it cannot move that way at all, though its next place is free."""

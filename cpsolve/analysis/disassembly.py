@@ -45,18 +45,32 @@ by the same amount are merged into one move. The breadth-first search of one par
 (`_disassemble.c`, the same search on dense distance tables: PelikanBurr's 7,022 positions in 0.03 s
 instead of 3 s) when it is built and the part has at most 64 pieces; `_Search._separate_states`
 below is its readable twin, which runs otherwise, and tests check that both give the same moves,
-levels, state counts and stuck reports. Tables are kept per pair of shapes for the whole process.
+levels, state counts and stuck reports.
+
+A piece is a *shape* (its cells up to translation, numbered by `Shapes`) and an origin, as BurrTools'
+start node is (shape, orientation, position); tables are kept per pair of shapes for the whole run.
+`disassemble` takes one assembly given as cells. An enumeration's classes go to `PlacedDisassembler`
+instead, one per puzzle (and per worker): each placement is mapped to its shape and origin once, a
+batch of classes goes to C in one call with a status per class out, and trees, levels and moves are
+built only for the classes that come apart (most do not: Gargamel 7,679 of 7,680 assemblies).
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
+import weakref
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..errors import CpsolveError
 from ..limits import check
 from ..puzzle.geometry import Cell
+
+if TYPE_CHECKING:
+    from ..problem.placements import ExactCoverProblem
 
 try:
     from . import _disassemble as _native
@@ -243,10 +257,6 @@ class _PairTable:
     def __init__(self, a: Iterable[Cell], b: Iterable[Cell]) -> None:
         bs = list(b)
         coll = {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a for q in bs}
-        self._lines_of(coll)
-        self.cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
-
-    def _lines_of(self, coll: set[Cell]) -> None:
         self.lines: list[dict[tuple[int, int], list[int]]] = []
         for axis in range(3):
             u, v = [k for k in range(3) if k != axis]
@@ -256,6 +266,7 @@ class _PairTable:
             for vals in lines.values():
                 vals.sort()
             self.lines.append(lines)
+        self.cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
     def free(self, d: tuple[int, int, int]) -> tuple[int, ...]:
         """Six distances (+x, -x, +y, -y, +z, -z) that j can slide from offset d = o_j - o_i."""
@@ -332,54 +343,35 @@ class _SteppedPairTable:
 
 @dataclass
 class _Search:
-    """The breadth-first search over one part's states; shared pair tables across the recursion."""
+    """The breadth-first search over one assembly's parts; pair tables from `shapes`, for the whole run."""
 
-    shapes: Sequence[Sequence[Cell]]
+    placed: Sequence[tuple[int, Cell]]
+    """Each piece's shape id (in `shapes`) and origin: its cells are the shape's moved by the origin."""
     names: Sequence[str]
+    shapes: Shapes
     groups: Sequence[frozenset[str]] = ()
     max_states: int | None = None
     native: bool = True
     """Search in C when it is built (False: always the Python twin)."""
     tables: dict[tuple[int, int], tuple[_PairTable | _SteppedPairTable, Cell]] = field(default_factory=dict)
-    native_tables: dict[tuple[int, int], tuple[bytes, Cell] | None] = field(default_factory=dict)
     visited: int = 0
     best: bool = True
     """Choose between equally short first separations (`take_apart`); False: the first found, as BurrTools."""
     memo: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Separation | Stuck, Cell]] = field(default_factory=dict)
     """Parts already taken apart in this assembly, by pieces and relative positions (with the start used)."""
-    directions: tuple[Cell, ...] = DIRECTIONS
-    """The moves, in pairs of opposite ways (the C search knows the cube's six; other grids run the twin)."""
 
-    def __post_init__(self) -> None:
-        kinds = self.directions is not DIRECTIONS  # prisms: up and down triangles stay what they are
-        self.normal: list[tuple[_Shape, Cell]] = [_Shape.of(s, kinds) for s in self.shapes]
+    @property
+    def directions(self) -> tuple[Cell, ...]:
+        """The moves, in pairs of opposite ways: the grid's, as `shapes` holds them (the C search knows the
+        cube's six; the prism grid's eight run in the twin)."""
+        return self.shapes.directions
 
     def table(self, i: int, j: int) -> tuple[_PairTable | _SteppedPairTable, Cell]:
-        """The pair's table and the shift to subtract from o_j - o_i before a lookup.
-
-        Tables are kept per pair of shapes up to translation, for the whole process: a burr census
-        meets the same sticks in the same orientations in many assemblies."""
-        (si, li), (sj, lj) = self.normal[i], self.normal[j]
-        cubes = self.directions is DIRECTIONS
-        key = sj if cubes else (sj, self.directions)
-        t = si.tables.get(key)
-        if t is None:
-            t = si.tables[key] = (_PairTable(si.cells, sj.cells) if cubes
-                                  else _SteppedPairTable(si.cells, sj.cells, self.directions))
-            _Shape.kept(len(si.cells) * len(sj.cells) * 64)  # about what its lines and cache take
-        return t, (li[0] - lj[0], li[1] - lj[1], li[2] - lj[2])
-
-    def native_table(self, i: int, j: int) -> tuple[bytes, Cell] | None:
-        """The pair's table for the C search (as `table`), or None when its collision box is too big for one."""
-        (si, li), (sj, lj) = self.normal[i], self.normal[j]
-        if sj not in si.native:
-            try:
-                si.native[sj] = _native.table(si.flat, sj.flat)
-            except (OverflowError, ValueError):  # a huge sparse shape: the twin's sparse lines instead
-                si.native[sj] = None
-            _Shape.kept(len(si.native[sj] or b""))
-        t = si.native[sj]
-        return None if t is None else (t, (li[0] - lj[0], li[1] - lj[1], li[2] - lj[2]))
+        """The pair's table (the twin's) and the shift to subtract from o_j - o_i before a lookup: tables
+        are per pair of shapes, kept by `shapes` for the whole run (a burr census meets the same sticks in
+        the same orientations in many assemblies)."""
+        (si, li), (sj, lj) = self.placed[i], self.placed[j]
+        return self.shapes.table(si, sj), (li[0] - lj[0], li[1] - lj[1], li[2] - lj[2])
 
     def in_one_group(self, part: Sequence[int]) -> bool:
         names = {self.names[p].split("#")[0] for p in part}
@@ -468,34 +460,28 @@ class _Search:
         """The fewest moves until the part splits: the first way found (the removal BurrTools' order meets
         first), or with `every` each state at that depth with each set that can slide out of it, the
         first way first; or a Stuck report. In C when it can, else in Python."""
-        if self.native and _native is not None and len(part) <= NATIVE_MAX_PIECES and self.directions is DIRECTIONS:
-            got = self._separate_native(part, start, every)
+        context = self.shapes.context
+        if self.native and context is not None and len(part) <= NATIVE_MAX_PIECES:
+            got = self._separate_native(context, part, start, every)
             if got is not None:
                 return got
         return self._separate_states(part, start, every)
 
-    def _separate_native(self, part: Sequence[int], start: Sequence[Cell],
+    def _separate_native(self, context: _native.Disassembler, part: Sequence[int], start: Sequence[Cell],
                          every: bool) -> list[_Candidate] | Stuck | None:
-        """`_separate_states` in C (`_disassemble.separate`); None when a pair's table would be too big or
+        """`_separate_states` in C (`Disassembler.separate`); None when a pair's table would be too big or
         the pieces lie too far apart for its 32-bit positions."""
-        tables: list[bytes] = []
-        shifts: list[int] = []
-        n = len(part)
-        for a in range(n):
-            for b in range(a + 1, n):
-                pair = (part[a], part[b])
-                if pair not in self.native_tables:
-                    self.native_tables[pair] = self.native_table(*pair)
-                got = self.native_tables[pair]
-                if got is None:
-                    return None
-                tables.append(got[0])
-                shifts.extend(got[1])
+        placed = self.placed
+        x0, y0, z0 = placed[part[0]][1]  # only differences count: pieces far from the origin but close together
+        origins = [v for p in part for v in (placed[p][1][0] - x0, placed[p][1][1] - y0, placed[p][1][2] - z0)]
         try:
-            states, found, locked = _native.separate(n, tables, shifts, [v for c in start for v in c],
-                                                     _c_budget(self.max_states), every)
-        except ValueError:  # coordinates beyond the C search's range (2**20): the twin has no limit
+            got = context.separate([placed[p][0] for p in part], origins, [v for c in start for v in c],
+                                   _c_budget(self.max_states), every)
+        except (ValueError, OverflowError):  # coordinates beyond the C search's range (2**20): the twin has none
             return None
+        if got is None:
+            return None
+        states, found, locked = got
         if found is not None:
             self.visited += states
             return [(list(path), list(before)) for path, before in found]
@@ -552,11 +538,13 @@ class _Search:
         self.visited += len(parent)
         return Stuck(tuple(self.names[p] for p in part), len(parent), _locked(self.names, part, parent))
 
-    def take_apart(self, part: Sequence[int], start: Sequence[Cell]) -> Separation | Stuck:
+    def take_apart(self, part: Sequence[int], start: Sequence[Cell],
+                   found: list[_Candidate] | Stuck | None = None) -> Separation | Stuck:
         """The part's tree. With `best` (the default), every shortest first separation is tried and the
         one whose parts come apart most easily is kept (`_rank`), so the tree, and so the level, does not
         depend on how the assembly is turned or its pieces ordered; else the first one found, as
-        BurrTools keeps it (its parts stuck: the whole is stuck)."""
+        BurrTools keeps it (its parts stuck: the whole is stuck). `found`: the part's own search, when
+        it was made already (`PlacedDisassembler`'s batches)."""
         memo_key = (tuple(part), _key(start))
         known = self.memo.get(memo_key)
         if known is not None:
@@ -568,7 +556,8 @@ class _Search:
                 moved = tuple((x + delta[0], y + delta[1], z + delta[2]) for x, y, z in got.start)
                 return replace(got, start=moved)
             return _shifted(got, delta)
-        found = self.separate(part, start, self.best)
+        if found is None:
+            found = self.separate(part, start, self.best)
         result: Separation | Stuck
         if isinstance(found, Stuck):
             result = replace(found, start=tuple(start))
@@ -669,57 +658,81 @@ class _DirectionMoves:
     """Every distinct set of at most half the pieces that slides out (one piece's closure each), in piece order."""
 
 
-class _Shape:
-    """A piece's shape up to translation (its cells moved to the origin), with its tables against others.
+class Shapes:
+    """The shapes one disassembler has met (a piece's cells up to translation, numbered from 0), and
+    their pair tables, kept for the whole run: BurrTools' movement cache, made once per pair of shapes.
 
-    One object per shape in the process (`of` finds it), so a pair's tables are looked up by object
-    identity, not by hashing two lists of cells. The registry starts again past _SHAPE_CACHE shapes or
-    _TABLE_BYTES of tables; a search holds its own shapes, so it keeps their tables whatever the
-    registry does meanwhile.
+    A piece in an assembly is then (shape id, origin). In C (`context`, when it is built) the shapes,
+    the tables and the search's buffers live in one `_disassemble.Disassembler`; the Python twin's
+    tables (`_PairTable`) are kept here, up to _TABLE_BYTES (then they start again).
     """
 
-    __slots__ = ("cells", "flat", "tables", "native")
+    def __init__(self, native: bool = True, directions: tuple[Cell, ...] = DIRECTIONS) -> None:
+        self.directions = directions
+        """The grid's moves (`directions_of`): on the prism grid, up and down triangles stay what they are
+        (a shape's origin moves by a translation of the grid) and the tables are stepped; C has the cube's."""
+        self.ids: dict[tuple[Cell, ...], int] = {}
+        self.cells: list[tuple[Cell, ...]] = []
+        cubes = directions is DIRECTIONS
+        self.context = _native.Disassembler(_TABLE_BYTES) if native and _native is not None and cubes else None
+        self.twin: dict[tuple[int, int], _PairTable | _SteppedPairTable] = {}
+        self.twin_bytes = 0
 
-    def __init__(self, cells: tuple[Cell, ...]) -> None:
-        self.cells = cells
-        self.flat = [v for c in cells for v in c]
-        self.tables: dict[object, _PairTable | _SteppedPairTable] = {}
-        self.native: dict[_Shape, bytes | None] = {}
-
-    @staticmethod
-    def of(cells: Sequence[Cell], kinds: bool = False) -> tuple[_Shape, Cell]:
-        """The shape of `cells` and the offset of its origin (its least x, y and z; with `kinds`, moved by a
-        translation of the prism grid, so that up triangles stay up)."""
-        xs, ys, zs = zip(*cells, strict=True)
+    def of(self, cells: Iterable[Cell]) -> tuple[int, Cell]:
+        """The shape id of `cells` (made the first time) and their origin (least x, y and z)."""
+        listed = list(cells)
+        xs, ys, zs = zip(*listed, strict=True)
         lx, ly, lz = min(xs), min(ys), min(zs)
-        if kinds and (lx + ly) % 2:
+        if self.directions is not DIRECTIONS and (lx + ly) % 2:  # prisms: an up triangle stays up
             lx -= 1
-        key = tuple(sorted((x - lx, y - ly, z - lz) for x, y, z in cells))
-        shape = _SHAPES.get(key)
-        if shape is None:
-            if len(_SHAPES) >= _SHAPE_CACHE:
-                _Shape.forget()
-            shape = _SHAPES[key] = _Shape(key)
-        return shape, (lx, ly, lz)
+        key = tuple(sorted((x - lx, y - ly, z - lz) for x, y, z in listed))
+        sid = self.ids.get(key)
+        if sid is None:
+            sid = self.ids[key] = len(self.cells)
+            self.cells.append(key)
+            if self.context is not None:
+                flat = [v for c in key for v in c]
+                # a shape beyond the C search's coordinates is left empty there: its searches run in the twin
+                self.context.add_shape(flat if max(flat) < _C_COORD else [])
+        return sid, (lx, ly, lz)
 
-    @staticmethod
-    def kept(nbytes: int) -> None:
-        """Count a new table against the budget; past it the registry starts again (at the next shape)."""
-        _KEPT[0] += nbytes
-        if _KEPT[0] > _TABLE_BYTES:
-            _Shape.forget()
+    def table(self, a: int, b: int) -> _PairTable | _SteppedPairTable:
+        """The twin's table of shape b against shape a."""
+        t = self.twin.get((a, b))
+        if t is None:
+            if self.twin_bytes > _TABLE_BYTES:  # a search holds the tables it uses: dropping these is safe
+                self.twin.clear()
+                self.twin_bytes = 0
+            t = self.twin[(a, b)] = (_PairTable(self.cells[a], self.cells[b]) if self.directions is DIRECTIONS
+                                     else _SteppedPairTable(self.cells[a], self.cells[b], self.directions))
+            self.twin_bytes += len(self.cells[a]) * len(self.cells[b]) * 64  # about what its lines and cache take
+        return t
 
-    @staticmethod
-    def forget() -> None:
-        _SHAPES.clear()
-        _KEPT[0] = 0
 
-
-_SHAPES: dict[tuple[Cell, ...], _Shape] = {}
+_C_COORD = 1 << 20
+"""The C search's coordinate bound (`COORD` in _disassemble.c): beyond it, the twin."""
 _SHAPE_CACHE = 1024
 _TABLE_BYTES = 64 << 20
-"""Shapes, and bytes of their pairs' tables, kept between assemblies (then the registry starts again)."""
-_KEPT = [0]
+"""Shapes kept between calls of `disassemble` (then the registry starts again), and bytes of pair tables
+kept by one registry (then its tables do)."""
+_DEFAULT: list[Shapes] = []
+
+
+def _shapes_for_calls(native: bool, grid: str = "cubes") -> Shapes:
+    """The registry `disassemble` and `explore` share between calls (one with C, one without, per grid),
+    made again past _SHAPE_CACHE shapes: bounded memory over a long session of unrelated assemblies."""
+    directions = directions_of(grid)
+    cubes = directions is DIRECTIONS
+    for shapes in _DEFAULT:
+        if shapes.directions is directions and (shapes.context is not None) == (native and _native is not None
+                                                                               and cubes):
+            if len(shapes.cells) < _SHAPE_CACHE:
+                return shapes
+            _DEFAULT.remove(shapes)
+            break
+    shapes = Shapes(native, directions)
+    _DEFAULT.append(shapes)
+    return shapes
 
 
 class _TooMany(Exception):
@@ -827,11 +840,11 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     check_grid(grid)
     names = list(pieces)
     check_pieces(len(names))
-    shapes = [tuple(pieces[nm]) for nm in names]
     if len(names) < 2:
         return Disassembly(None, Stuck(tuple(names), 0, ()), 0)
-    search = _Search(shapes, names, tuple(groups), max_states, native, best=not first_found,
-                     directions=directions_of(grid))
+    shapes = _shapes_for_calls(native, grid)
+    search = _Search([shapes.of(pieces[nm]) for nm in names], names, shapes, tuple(groups), max_states, native,
+                     best=not first_found)
     origin = [(0, 0, 0)] * len(names)
     try:
         got = search.take_apart(list(range(len(names))), origin)
@@ -840,6 +853,197 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     if isinstance(got, Stuck):
         return Disassembly(None, got, search.visited)
     return Disassembly(got, None, search.visited)
+
+
+Taken = tuple[tuple[int, ...] | None, str | None, list[dict[str, object]]]
+"""A class taken apart by `PlacedDisassembler.take_apart`: its level (None: it does not come apart), the
+level as text, and its moves as JSON (empty unless asked for)."""
+
+Placement = tuple[int, tuple[int, ...]]
+"""A piece placed in the container, as an enumeration's class holds it: (piece index, cell indices)."""
+
+STUCK, FOUND, TOO_MANY, TWIN = range(4)
+"""What `_disassemble.Disassembler.classify` (and `PlacedDisassembler.classify`) says of one assembly:
+it does not come apart, it does (the first separations follow), the search passed its budget, or the C
+search cannot take it (a table too big, coordinates too far: the twin runs)."""
+
+Classified = tuple[bytes, list[int], dict[int, list[_Candidate]]]
+"""`classify`'s answer for a batch: a status per assembly, the states each search reached, and the first
+separations of those that come apart (by their index in the batch)."""
+
+
+class PlacedDisassembler:
+    """Takes apart the assemblies of one puzzle as its enumeration finds them: placements (piece index,
+    cell indices), not cells. One per run and per worker process, as BurrTools keeps one disassembler per
+    problem (its `burrTxt.cpp:main`).
+
+    Why: most assemblies of a designer's file do not come apart, after a search of 2 to 49 states
+    (Gargamel: 7,679 of 7,680), so what a class costs around the search is what counts. Each placement
+    is mapped once to its shape and origin (`Shapes`), and packed as the 4 ints the C search reads; a
+    batch of classes then goes to C in one call (`classify`), which answers with a status per class.
+    Labels, trees, levels and moves are built only for the classes that come apart (and moves only
+    when asked), in the order `labelled` gives: copies numbered in the order of their cells. Nothing is
+    kept per class. The twin (`native=False`) takes the same path in Python.
+
+    It can be sent to a worker forked after it was made (`enumerate --disassemble --workers N`): it is
+    pickled as a number, and the worker finds its own copy, with its tables and buffers, by it.
+    """
+
+    LIMIT = 250_000
+    """Placements whose shape and origin are kept (then the store starts again): bounded memory."""
+
+    _made = itertools.count()
+    _alive: weakref.WeakValueDictionary[int, PlacedDisassembler] = weakref.WeakValueDictionary()
+
+    def __init__(self, problem: ExactCoverProblem, groups: Sequence[frozenset[str]] = (), *,
+                 max_states: int | None = None, native: bool = True, best: bool = True, grid: str = "cubes") -> None:
+        check_grid(grid)
+        self.problem = problem
+        self.groups = tuple(groups)
+        self.max_states = max_states
+        self.native = native and _native is not None and grid == "cubes"
+        """C when it is built, on cubes (the prism grid's moves run in the twin)."""
+        self.best = best
+        self.shapes = Shapes(self.native, directions_of(grid))
+        self.placed: dict[Placement, tuple[int, Cell, bytes]] = {}
+        """Placement -> its shape id, origin, and the 5 C ints `classify` and `levels` read: shape id,
+        origin, and the piece's groups, a bit each."""
+        self.group_bits = [sum(1 << g for g, names in enumerate(self.groups) if name in names)
+                           for name in problem.piece_names]
+        self.c_trees = len(self.groups) < 32
+        """Whole trees in C (`levels`) when the groups fit in a C int's bits."""
+        self.base = tuple(min(c[k] for c in problem.cells) for k in range(3)) if problem.cells else (0, 0, 0)
+        """The container's least corner: C reads origins from there (only differences count), so a
+        container far from the origin is searched in C like any other."""
+        self.token = next(PlacedDisassembler._made)
+        PlacedDisassembler._alive[self.token] = self
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return _placed_disassembler, (self.token,)
+
+    def _place(self, placement: Placement) -> tuple[int, Cell, bytes]:
+        """A placement's shape id, origin and packed ints, made the first time it is met."""
+        if len(self.placed) >= self.LIMIT:
+            self.placed = {}
+        at = self.problem.cells
+        sid, origin = self.shapes.of([at[c] for c in placement[1]])
+        # beyond the C search's range it says TWIN: a container wider than that is taken apart in Python
+        clamp = [max(-_C_COORD, min(_C_COORD, v - b)) for v, b in zip(origin, self.base, strict=True)]
+        groups = self.group_bits[placement[0]] if self.c_trees else 0
+        got = self.placed[placement] = (sid, origin, array("i", [sid, *clamp, groups]).tobytes())
+        return got
+
+    def labels(self, placements: Sequence[Placement]) -> list[str]:
+        """The pieces' labels, as `labelled` writes them for `placements` in the order a class holds them
+        (sorted): the piece's name, `NAME#k` for copy k of a piece with several."""
+        names, counts = self.problem.piece_names, self.problem.piece_counts
+        copy: dict[int, int] = {}
+        out = []
+        for piece, _ in placements:
+            if counts[piece] > 1:
+                copy[piece] = copy.get(piece, 0) + 1
+                out.append(f"{names[piece]}#{copy[piece]}")
+            else:
+                out.append(names[piece])
+        return out
+
+    def classify(self, classes: Sequence[Sequence[Placement]]) -> Classified:
+        """Each class (all with the same number of pieces, 2 to NATIVE_MAX_PIECES) searched from where it
+        is assembled, the first search alone: `_disassemble.Disassembler.classify`, or its twin, a loop
+        of `_separate_states`."""
+        placed = self.placed
+        if self.shapes.context is not None:
+            n = len(classes[0])
+            batch = b"".join([(placed.get(p) or self._place(p))[2] for cls in classes for p in cls])
+            return self.shapes.context.classify(batch, n, _c_budget(self.max_states), self.best)
+        status = bytearray()
+        states: list[int] = []
+        found: dict[int, list[_Candidate]] = {}
+        for i, cls in enumerate(classes):
+            one = [(placed.get(p) or self._place(p))[:2] for p in cls]
+            search = _Search(one, [""] * len(one), self.shapes, max_states=self.max_states, native=False,
+                             best=self.best)
+            try:
+                got = search._separate_states(range(len(one)), [(0, 0, 0)] * len(one), self.best)
+            except _TooMany as exc:
+                status.append(TOO_MANY)
+                states.append(exc.states)
+                continue
+            status.append(STUCK if isinstance(got, Stuck) else FOUND)
+            states.append(search.visited)
+            if not isinstance(got, Stuck):
+                found[i] = got
+        return bytes(status), states, found
+
+    def levels(self, classes: Sequence[Sequence[Placement]]) -> tuple[bytes, list[tuple[int, ...] | int | None]]:
+        """Each class (all with the same number of pieces, 2 to NATIVE_MAX_PIECES) taken apart whole in C,
+        for its level alone (`_disassemble.Disassembler.levels`): a status per class (STUCK, FOUND,
+        TOO_MANY, TWIN) and its level, or the states of the search that passed `max_states`. The twin is
+        `_tree` (`_Search.take_apart`); only for a disassembler with C and fewer than 32 groups."""
+        assert self.shapes.context is not None and self.c_trees
+        placed = self.placed
+        batch = b"".join([(placed.get(p) or self._place(p))[2] for cls in classes for p in cls])
+        return self.shapes.context.levels(batch, len(classes[0]), _c_budget(self.max_states), self.best)
+
+    def take_apart(self, classes: Sequence[Sequence[Placement]], moves: bool = False) -> list[Taken]:
+        """Each class's level, its text and, with `moves`, its moves as JSON; (None, None, []) for a
+        class that does not come apart. Past `max_states` states in one search: TooManyStates. In C as a
+        whole (`levels`); the moves of a class that comes apart are its tree's, built in Python (`_tree`);
+        without C, or with 32 groups or more, the first search (`classify`) and the trees in Python."""
+        out: list[Taken] = [(None, None, [])] * len(classes)
+        by_size: dict[int, list[int]] = {}
+        for i, cls in enumerate(classes):
+            by_size.setdefault(len(cls), []).append(i)
+        for n, which in by_size.items():
+            if n < 2:
+                continue
+            if n > NATIVE_MAX_PIECES:
+                for i in which:
+                    out[i] = self._tree(classes[i], None, moves)
+                continue
+            if self.c_trees and self.shapes.context is not None:
+                done, levels = self.levels([classes[i] for i in which])
+                for k, i in enumerate(which):
+                    level = levels[k]
+                    if done[k] == FOUND and isinstance(level, tuple):  # the moves: that one class's tree again
+                        out[i] = self._tree(classes[i], None, True) if moves else (level, format_level(level), [])
+                    elif done[k] == TOO_MANY:
+                        raise TooManyStates(int(level))  # type: ignore[arg-type]
+                    elif done[k] == TWIN:
+                        out[i] = self._tree(classes[i], None, moves)
+                continue
+            status, states, found = self.classify([classes[i] for i in which])
+            for k, i in enumerate(which):
+                if status[k] == FOUND:
+                    out[i] = self._tree(classes[i], found[k], moves)
+                elif status[k] == TOO_MANY:
+                    raise TooManyStates(states[k])
+                elif status[k] == TWIN:
+                    out[i] = self._tree(classes[i], None, moves)
+        return out
+
+    def _tree(self, cls: Sequence[Placement], found: list[_Candidate] | None, moves: bool) -> Taken:
+        """The whole tree of one class (its first search `found` already made, or None), as `Taken`."""
+        placed = self.placed
+        one = [(placed.get(p) or self._place(p))[:2] for p in cls]
+        search = _Search(one, self.labels(cls), self.shapes, self.groups, self.max_states, self.native,
+                         best=self.best)
+        try:
+            got = search.take_apart(list(range(len(one))), [(0, 0, 0)] * len(one), found)
+        except _TooMany as exc:
+            raise TooManyStates(exc.states) from None
+        if isinstance(got, Stuck):
+            return None, None, []
+        level = got.level()
+        return level, format_level(level), [m.as_json() for s in got.steps() for m in s.moves] if moves else []
+
+
+def _placed_disassembler(token: int) -> PlacedDisassembler:
+    """The disassembler a job names (`PlacedDisassembler.__reduce__`): this process's copy of it."""
+    got = PlacedDisassembler._alive.get(token)
+    if got is None:
+        raise RuntimeError("a PlacedDisassembler goes only to processes forked after it was made")
+    return got
 
 
 def explore(pieces: Mapping[str, Iterable[Cell]], start: Mapping[str, Cell] | None = None,
@@ -852,7 +1056,8 @@ def explore(pieces: Mapping[str, Iterable[Cell]], start: Mapping[str, Cell] | No
     has none. Runs the Python twin (the C search keeps no states); past `max_states` states,
     TooManyStates."""
     names = list(pieces)
-    search = _Search([tuple(pieces[nm]) for nm in names], names, native=False, directions=directions_of(grid))
+    shapes = _shapes_for_calls(False, grid)
+    search = _Search([shapes.of(pieces[nm]) for nm in names], names, shapes, native=False)
     part = list(range(len(names)))
     first = tuple((start or {}).get(nm, (0, 0, 0)) for nm in names)
     seen = {_key(first)}

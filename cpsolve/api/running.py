@@ -21,6 +21,8 @@ from .results import Counts, Result, Solution, _result
 from .solving import _prepare
 
 if TYPE_CHECKING:
+    from ..analysis.disassembly import PlacedDisassembler
+    from ..problem.placements import ExactCoverProblem
     from ..search.pool import Pipeline
     from ..search.result import Progress, SolutionClass
     from ..search.settings import JournalPlan
@@ -85,7 +87,6 @@ def run(
         sort_by_id,
     )
     from ..search.enumeration import enumerate_classes
-    from ..search.journal import remove
     from ..search.settings import RunSettings
 
     began = time.perf_counter()
@@ -93,6 +94,8 @@ def run(
     if apart is not None and puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=puzzle.name, field="disassemble")
     prepared, engine = _prepare(puzzle, backend, symmetry_breaking, workers)
+    if apart is not None:
+        apart.start(prepared.problem)
     prepare_seconds = time.perf_counter() - began
     path = None if out is None or out is False else default_solutions_path(puzzle.name) if out is True else Path(out)
     origin = Path(puzzle.origin) if puzzle.origin and Path(puzzle.origin).is_file() else None
@@ -140,10 +143,10 @@ def run(
     # the order found, PIPELINE_BATCH at a time (one class is too little work to pay for the trip); after a
     # pause of PIPELINE_GAP the classes held and those sent off are seen to at once, so a slow stream is
     # written as it comes.
-    pipeline: Pipeline[tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]], str],
-                       list[_TakenApart]] | None = None
-    held: list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]] = []
-    waiting: deque[list[tuple[SolutionClass, Mapping[str, Sequence[Cell]]]]] = deque()
+    pipeline: Pipeline[_Job, list[_TakenApart]] | None = None
+    held: list[tuple[SolutionClass, Mapping[str, Sequence[Cell]] | None]] = []
+    waiting: deque[list[tuple[SolutionClass, Mapping[str, Sequence[Cell]] | None]]] = deque()
+    moves = path is not None  # the moves are written to the solutions file, and only there
     last_class = 0.0
 
     def emit_ready(results: list[list[_TakenApart]]) -> None:
@@ -155,18 +158,18 @@ def run(
         assert pipeline is not None and apart is not None
         if held:
             waiting.append(held[:])
-            job = (apart.groups, [pieces for _, pieces in held], apart.grid)
+            job = (apart.disassembler, [cls.placements for cls, _ in held], moves)
             held.clear()
             emit_ready(pipeline.put(job))
 
     def on_class(cls: SolutionClass) -> None:
         nonlocal last_class
-        pieces = labelled(problem, cls.placements) if apart is not None or on_solution is not None else None
-        if apart is None or pieces is None:
+        pieces = labelled(problem, cls.placements) if on_solution is not None else None
+        if apart is None:
             emit(cls, pieces, None)
             return
         if pipeline is None:
-            emit(cls, pieces, _take_apart((apart.groups, [pieces], apart.grid))[0])
+            emit(cls, pieces, _take_apart((apart.disassembler, [cls.placements], moves))[0])
             return
         now = time.perf_counter()
         gap, last_class = now - last_class, now
@@ -190,7 +193,7 @@ def run(
         held.clear()
         with contextlib.suppress(Exception):
             for cls, pieces in left:
-                emit(cls, pieces, _take_apart((apart.groups, [pieces], apart.grid))[0])
+                emit(cls, pieces, _take_apart((apart.disassembler, [cls.placements], moves))[0])
 
     shown = _progress_display() if progress is True else progress or None
     left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
@@ -237,6 +240,8 @@ def run(
         sort_by_id(path, ids)
     kept = book is not None and not (complete and journal is True)
     if book is not None and not kept:
+        from ..search.journal import remove  # here: a run without a journal loads no journal code
+
         remove(book.path)  # the default journal has served its purpose
     return _result(raw, prepare_seconds=prepare_seconds, solutions_file=None if sink is None else str(path),
                    journal=str(book.path) if book is not None and kept else None,
@@ -254,15 +259,18 @@ def _journal_plan(journal: PathLike | bool, resume: bool, solutions: Path | None
                   command: Sequence[str]) -> JournalPlan | None:
     """Where the run is journalled: the path given, else beside the solutions file (unless that is a device
     or a pipe); none with journal=False, or without a solutions file and no path."""
-    from ..search.journal import default_journal
     from ..search.settings import JournalPlan
 
     if journal is False:
         if resume:
             raise CpsolveError("needs a journal: leave out --no-journal", field="resume")
         return None
-    where = default_journal(solutions) if journal is True and solutions is not None else \
-        None if journal is True else Path(journal)
+    if journal is True and solutions is not None:
+        from ..search.journal import default_journal  # here: a run without a journal loads no journal code
+
+        where: Path | None = default_journal(solutions)
+    else:
+        where = None if journal is True else Path(journal)
     if where is None:
         if resume:
             why = "with --no-save" if solutions is None else "the solutions go to a device or a pipe"
@@ -292,6 +300,14 @@ class _Disassembling:
         self.groups = puzzle_groups(puzzle)
         self.grid = puzzle.grid
         self.tally = LevelTally()
+        self.disassembler: PlacedDisassembler | None = None
+
+    def start(self, problem: ExactCoverProblem) -> None:
+        """The puzzle is prepared: one disassembler for its placements, on its grid (made before any worker
+        is forked, so that each has its copy)."""
+        from ..analysis.disassembly import PlacedDisassembler
+
+        self.disassembler = PlacedDisassembler(problem, self.groups, grid=self.grid)
 
     def record(self, cls: SolutionClass, taken: _TakenApart) -> dict[str, object] | None:
         """A class taken apart (`_take_apart`) into the tally; the extra keys of its solutions-file line, or
@@ -304,7 +320,11 @@ class _Disassembling:
 
 
 _TakenApart = tuple[tuple[int, ...] | None, str | None, list[dict[str, object]]]
-"""A class taken apart: its level (None: it does not come apart), the level as text, its moves as JSON."""
+"""A class taken apart: its level (None: it does not come apart), the level as text, its moves as JSON
+(`disassembly.Taken`)."""
+
+_Job = tuple["PlacedDisassembler | None", list[tuple[tuple[int, tuple[int, ...]], ...]], bool]
+"""Classes to take apart: the run's disassembler, their placements, whether their moves are wanted."""
 
 
 PIPELINE_GAP = 0.02
@@ -316,16 +336,12 @@ PIPELINE_BATCH = 32
 """Classes sent to a worker together: taking one apart can take 0.1 ms, less than its trip to a worker."""
 
 
-def _take_apart(job: tuple[tuple[frozenset[str], ...], list[Mapping[str, Sequence[Cell]]], str]) -> list[_TakenApart]:
-    """Take classes apart (a module-level function: the workers are sent it by name), on the puzzle's grid."""
-    from ..analysis.disassembly import disassemble as take_apart
-
-    groups, batch, grid = job
-    out: list[_TakenApart] = []
-    for pieces in batch:
-        found = take_apart(pieces, groups, grid=grid)
-        out.append((found.level(), found.level_text(), [m.as_json() for m in found.moves()]))
-    return out
+def _take_apart(job: _Job) -> list[_TakenApart]:
+    """Take classes apart (a module-level function: the workers are sent it by name, and the disassembler
+    as a number that names their own copy of it)."""
+    disassembler, batch, moves = job
+    assert disassembler is not None
+    return disassembler.take_apart(batch, moves)
 
 
 def count(puzzle: Puzzle, *, backend: str = "auto", workers: int = 1, timeout: float | None = None,

@@ -14,7 +14,7 @@ they only remove placements.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -204,34 +204,63 @@ class ExactCoverProblem:
         return None
 
 
-def piece_placements(shape: Shape, container: Shape, grid: Grid = CUBES) -> list[tuple[Cell, ...]]:
-    """All distinct placements of a rigid piece inside the container, as cell tuples.
+class _Box:
+    """Where a shape fits in the container, for every orientation of every piece.
 
-    Orientations are deduplicated as shapes, so a symmetric piece yields each cell set once. On a grid
-    with several kinds of cell (up and down triangles...) an orientation's anchor goes only to container
-    cells of its own kind: the translations that keep the grid.
+    The container's bounding box is one integer, a bit per cell (x fastest): `outside` has the box's
+    cells that are not the container's. A shape moved within the box fits when its bits miss
+    `outside`: one shift and one AND instead of a lookup per cell (Pelikan's 200-cell cage in an 8x8x8
+    box: 6x faster). A box past BITSET_CELLS cells (or 64 per container cell) looks cells up instead,
+    in memory proportional to the container's cells (`lookup`). On a grid with several kinds of cell (up
+    and down triangles...) an anchor goes only to container cells of its own kind: the translations that
+    keep the grid.
     """
-    seen: set[tuple[Cell, ...]] = set()
-    out = []
-    low = [min(c[i] for c in container) for i in range(3)]
-    high = [max(c[i] for c in container) for i in range(3)]
-    if math.prod(high[i] - low[i] + 1 for i in range(3)) > max(BITSET_CELLS, 64 * len(container)):
-        return _placements_by_lookup(shape, container, grid)
-    # The container's bounding box as one integer, a bit per cell (x fastest): `outside` has the box's
-    # cells that are not the container's. A shape moved within the box fits when its bits miss
-    # `outside`: one shift and one AND instead of a lookup per cell (Pelikan's 200-cell cage in an
-    # 8x8x8 box: 6x faster).
-    nx, ny = high[0] - low[0] + 1, high[1] - low[1] + 1
-    nz = high[2] - low[2] + 1
-    outside = (1 << (nx * ny * nz)) - 1
-    at: dict[object, list[tuple[int, int, int, int]]] = {}  # each container cell with its bit's index, by kind
-    for c in container:
-        x, y, z = c
-        bit = x - low[0] + nx * (y - low[1] + ny * (z - low[2]))
-        outside &= ~(1 << bit)
-        at.setdefault(grid.kind(c), []).append((x, y, z, bit))
-    for orient in grid.orientations(shape):
-        ax, ay, az = orient[0]
+
+    def __init__(self, container: Shape, lookup: bool | None = None, grid: Grid = CUBES) -> None:
+        self.container = container
+        self.grid = grid
+        self.low = [min(c[i] for c in container) for i in range(3)]
+        self.high = [max(c[i] for c in container) for i in range(3)]
+        size = math.prod(self.high[i] - self.low[i] + 1 for i in range(3))
+        self.lookup = size > max(BITSET_CELLS, 64 * len(container)) if lookup is None else lookup
+        self.inside = set(container) if self.lookup else set()
+        low = self.low
+        self.nx, self.ny = self.high[0] - low[0] + 1, self.high[1] - low[1] + 1
+        self.outside = 0
+        self.at: dict[object, list[tuple[int, int, int, int]]] = {}  # container cells with their bits, by kind
+        if not self.lookup:
+            outside = (1 << size) - 1
+            for x, y, z in container:
+                bit = x - low[0] + self.nx * (y - low[1] + self.ny * (z - low[2]))
+                outside &= ~(1 << bit)
+                self.at.setdefault(grid.kind((x, y, z)), []).append((x, y, z, bit))
+            self.outside = outside
+
+    def mask(self, cells: set[Cell]) -> int | set[Cell]:
+        """Container cells for `offsets`' `avoid`: their bits in the box (as `outside`), or themselves."""
+        if self.lookup:
+            return cells
+        low, nx, ny = self.low, self.nx, self.ny
+        return sum(1 << (x - low[0] + nx * (y - low[1] + ny * (z - low[2]))) for x, y, z in cells)
+
+    def offsets(self, orient: Sequence[Cell], anchor: Cell,
+                avoid: Sequence[tuple[Sequence[Cell], int | set[Cell]]] = ()) -> Iterator[Cell]:
+        """Every move c - anchor, c a container cell in the container's order, that puts `orient` inside it,
+        each (cells, mask) of `avoid` with its cells (some of orient's) on none of the mask's (`mask`)."""
+        ax, ay, az = anchor
+        grid = self.grid
+        kind = grid.kind(anchor)
+        if self.lookup:
+            inside = self.inside
+            for cx, cy, cz in self.container:
+                if grid is not CUBES and grid.kind((cx, cy, cz)) != kind:
+                    continue
+                dx, dy, dz = cx - ax, cy - ay, cz - az
+                if all((x + dx, y + dy, z + dz) in inside for x, y, z in orient) and not any(
+                        (x + dx, y + dy, z + dz) in cells for some, cells in avoid for x, y, z in some):  # type: ignore[operator]
+                    yield dx, dy, dz
+            return
+        low, high, nx, ny = self.low, self.high, self.nx, self.ny
         # Where the anchor may go so that the orientation stays in the container's bounding box: a cell
         # outside these ranges is skipped with three comparisons (most of them, in a big box), and inside
         # the box no bit wraps to the next row.
@@ -239,17 +268,35 @@ def piece_placements(shape: Shape, container: Shape, grid: Grid = CUBES) -> list
         xa, xb = low[0] + ax - xl, high[0] + ax - xh
         ya, yb = low[1] + ay - yl, high[1] + ay - yh
         za, zb = low[2] + az - zl, high[2] + az - zh
-        bits = 0
-        for x, y, z in orient:
-            bits |= 1 << (x - xl + nx * (y - yl + ny * (z - zl)))
+
+        def bits(cells: Iterable[Cell]) -> int:
+            return sum(1 << (x - xl + nx * (y - yl + ny * (z - zl))) for x, y, z in cells)
+
+        # the orientation must miss the cells outside the container, each part of it its own mask
+        tests = [(bits(orient), self.outside), *((bits(some), mask) for some, mask in avoid)]
         corner = ax - xl + nx * (ay - yl + ny * (az - zl))  # the anchor's bit in `bits`
-        for cx, cy, cz, bit in at.get(grid.kind(orient[0]), ()):
-            if xa <= cx <= xb and ya <= cy <= yb and za <= cz <= zb and not (bits << (bit - corner)) & outside:
-                dx, dy, dz = cx - ax, cy - ay, cz - az
-                cells = tuple((x + dx, y + dy, z + dz) for x, y, z in orient)
-                if cells not in seen:
-                    seen.add(cells)
-                    out.append(cells)
+        for cx, cy, cz, bit in self.at.get(kind, ()):
+            if xa <= cx <= xb and ya <= cy <= yb and za <= cz <= zb and not any(
+                    (b << (bit - corner)) & m for b, m in tests):  # type: ignore[operator]
+                yield cx - ax, cy - ay, cz - az
+
+
+def piece_placements(shape: Shape, container: Shape, grid: Grid = CUBES,
+                     lookup: bool | None = None) -> list[tuple[Cell, ...]]:
+    """All distinct placements of a rigid piece inside the container, as cell tuples.
+
+    Orientations are deduplicated as shapes, so a symmetric piece yields each cell set once. `lookup`:
+    the sparse containers' path, whatever the container (see `_Box`).
+    """
+    seen: set[tuple[Cell, ...]] = set()
+    out = []
+    box = _Box(container, lookup, grid)
+    for orient in grid.orientations(shape):
+        for dx, dy, dz in box.offsets(orient, orient[0]):
+            cells = tuple((x + dx, y + dy, z + dz) for x, y, z in orient)
+            if cells not in seen:
+                seen.add(cells)
+                out.append(cells)
     return out
 
 
@@ -262,20 +309,7 @@ shifts around it took 560 MB. A box beyond both is searched by looking cells up 
 def _placements_by_lookup(shape: Shape, container: Shape, grid: Grid = CUBES) -> list[tuple[Cell, ...]]:
     """`piece_placements` (the same placements in the same order) by a set lookup per cell, in memory
     proportional to the container's cells whatever its bounding box."""
-    inside = set(container)
-    seen: set[tuple[Cell, ...]] = set()
-    out = []
-    for orient in grid.orientations(shape):
-        ax, ay, az = orient[0]
-        kind = grid.kind(orient[0])
-        for cx, cy, cz in container:
-            if grid.kind((cx, cy, cz)) != kind:
-                continue
-            cells = tuple((x + cx - ax, y + cy - ay, z + cz - az) for x, y, z in orient)
-            if cells not in seen and all(c in inside for c in cells):
-                seen.add(cells)
-                out.append(cells)
-    return out
+    return piece_placements(shape, container, grid, lookup=True)
 
 
 def colored_placements(piece: Piece, puzzle: Puzzle) -> list[tuple[Cell, ...]]:
@@ -283,30 +317,29 @@ def colored_placements(piece: Piece, puzzle: Puzzle) -> list[tuple[Cell, ...]]:
 
     A placement is a set of cells. When the piece's own symmetry can put two different colourings on
     the same cells and both are allowed, they are different assemblies that a cell grid cannot tell
-    apart: refused, naming the piece, rather than counted wrong.
+    apart: refused, naming the piece, rather than counted wrong. Where each turned piece fits comes
+    from `_Box` (the BurrTools files with colours took 0.1 s here, a lookup per cell: most of a short run).
     """
     grid = puzzle.lattice
     if not piece.colors and not puzzle.container_colors:
         return piece_placements(piece.shape, puzzle.container, grid)
-    inside = set(puzzle.container)
+    box = _Box(puzzle.container, grid=grid)
     paint = dict(puzzle.container_colors)
     colours = dict(piece.colors)
+    # the container cells each colour of the piece may not sit on, and the piece's cells of that colour
+    refused = {c: box.mask({cell for cell, dst in paint.items() if not puzzle.color_allows(c, dst)})
+               for c in sorted(set(colours.values())) if c}
+    painted = [(c, [k for k, src in enumerate(piece.shape) if colours.get(src) == c]) for c, m in refused.items() if m]
     allowed: dict[tuple[Cell, ...], tuple[str, ...]] = {}
     out = []
-    for moved in grid.turned(piece.shape):
-        ax, ay, az = min(moved)
-        for cx, cy, cz in puzzle.container:
-            if grid is not CUBES and grid.kind((cx, cy, cz)) != grid.kind((ax, ay, az)):
-                continue
-            dx, dy, dz = cx - ax, cy - ay, cz - az
-            placed = [(x + dx, y + dy, z + dz) for x, y, z in moved]
-            if not all(c in inside for c in placed):
-                continue
-            pairs = zip(piece.shape, placed, strict=True)
-            if not all(puzzle.color_allows(colours.get(src), paint.get(dst)) for src, dst in pairs):
-                continue
-            key = tuple(sorted(placed))
-            colouring = tuple(colours.get(src, "") for _, src in sorted(zip(placed, piece.shape, strict=True)))
+    for moved in grid.turned(piece.shape):  # each turn normalized by a translation of the grid
+        # a move keeps the cells' order: the placement's sorted cells and their colours, once per turn
+        order = sorted(range(len(moved)), key=moved.__getitem__)
+        ordered = [moved[k] for k in order]
+        colouring = tuple(colours.get(piece.shape[k], "") for k in order)
+        avoid = [([moved[k] for k in cells], refused[c]) for c, cells in painted]
+        for dx, dy, dz in box.offsets(moved, ordered[0], avoid):
+            key = tuple((x + dx, y + dy, z + dz) for x, y, z in ordered)
             if key in allowed:
                 if allowed[key] != colouring:
                     raise CpsolveError(

@@ -614,8 +614,11 @@ def placed_cells(shape: BurrShape, placement: tuple[int, int, int, int], grid: i
     return sorted((x + q[0], y + q[1], z + q[2]) for q in offsets)
 
 
-def assembly_pieces(bf: BurrFile, problem: int, assembly: StoredAssembly) -> dict[str, list[Cell]]:
-    """A stored assembly as `{label: cells}` in the puzzle's coordinates (copies `NAME#k`, k in cell order)."""
+def assembly_pieces(bf: BurrFile, problem: int, assembly: StoredAssembly, *, as_placed: bool = False
+                    ) -> dict[str, list[Cell]]:
+    """A stored assembly as `{label: cells}` in the puzzle's coordinates (copies `NAME#k`, k in cell order;
+    `as_placed`: k in the assembly's order, the pieces in BurrTools' own order, which its first-found
+    disassembly depends on)."""
     prob = select_problem(bf, problem)
     names = _names(bf, prob)
     expected = sum(max(p.high, 0) for p in prob.parts)
@@ -631,7 +634,8 @@ def assembly_pieces(bf: BurrFile, problem: int, assembly: StoredAssembly) -> dic
             k += 1
             if spot is not None:
                 placed.append(placed_cells(bf.shapes[part.shape], spot, bf.grid))
-        placed.sort()
+        if not as_placed:
+            placed.sort()
         for i, cells in enumerate(placed, start=1):
             out[f"{name}#{i}" if part.high > 1 else name] = cells
     return out

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CpsolveError, CpsolveNotice
 from ..limits import check_timeout
@@ -36,11 +36,12 @@ from ..puzzle.grid import GRIDS
 from ..puzzle.model import Puzzle
 from .backends import Backend, SearchStats, Status
 from .estimate import part_sizes, smallest_tree_key
-from .journal import Held, Journal, PartCounts, Restored
-from .parallel import run_parallel
 from .parts import plan
 from .result import EnumerationResult, Progress, SolutionClass, merge_stats
 from .settings import JournalPlan, RunSettings, Work
+
+if TYPE_CHECKING:  # loaded when a run has a journal, or workers: a short run on one worker does without
+    from .journal import Held, Journal, PartCounts, Restored
 
 
 @dataclass(frozen=True)
@@ -450,6 +451,8 @@ def _run(work: Work, settings: RunSettings) -> None:
     # With a deadline even one worker runs in a child process, which the parent kills on time: a
     # backend cannot always be stopped promptly (a SAT solver loading its clauses holds the GIL).
     elif (settings.workers > 1 and len(work.order) > 1) or work.deadline is not None:
+        from .parallel import run_parallel
+
         run_parallel(work, settings.workers)
     else:
         _run_serial(work)
@@ -466,6 +469,8 @@ def _open_journal(plan_: JournalPlan | None, prepared: Prepared, workers: int, p
     (see `enumerate_classes`) called once the plan is made and the journal is known to be usable: a resumed
     one before its first write, so that a run refused there (a solutions file shorter than the journal says,
     a deadline) leaves it as it was; a new one is removed again if either raises."""
+    if plan_ is not None:
+        from .journal import Journal  # here: a run without a journal loads no journal code
     if plan_ is not None and plan_.resume:
         def ready(restored: Restored) -> None:
             if on_start is not None:
