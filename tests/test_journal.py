@@ -359,7 +359,7 @@ def test_a_run_stopped_by_its_limit_is_continued_without_it(tmp_path: Path) -> N
     done = cpsolve(*words[1:], "--json", cwd=tmp_path)
     assert counts(done.stdout) == (11520, 480, 240)
     solutions_file_ok(tmp_path / "s.jsonl", 240)
-    from cpsolve.search.journal import _without_limit
+    from cpsolve.search.journal_file import _without_limit
 
     assert _without_limit(["cpsolve", "enumerate", "x", "--limit=7", "-q"]) == ("cpsolve", "enumerate", "x", "-q")
 

@@ -25,7 +25,7 @@ import pytest
 from conftest import REPO, one_line
 
 from cpsolve.errors import CpsolveError
-from cpsolve.search import journal as journal_module
+from cpsolve.search import journal_file as journal_module
 from cpsolve.search.journal import summary
 
 SOMA = (11520, 480, 240)

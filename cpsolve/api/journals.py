@@ -14,7 +14,7 @@ from ..puzzle.model import Puzzle
 from .common import PathLike
 
 if TYPE_CHECKING:
-    from ..search.journal import Summary as JournalSummary
+    from ..search.journal_file import Summary as JournalSummary
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import CpsolveError
-from ..search.journal import MAGIC, same_file
+from ..search.journal_file import MAGIC, same_file
 
 WRITE_FAILED = 1
 """The exit status of a write that fails once the work is done (a full disk, a lost permission): a failure

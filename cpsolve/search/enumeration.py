@@ -41,7 +41,8 @@ from .result import EnumerationResult, Progress, SolutionClass, merge_stats
 from .settings import JournalPlan, RunSettings, Work
 
 if TYPE_CHECKING:  # loaded when a run has a journal, or workers: a short run on one worker does without
-    from .journal import Held, Journal, PartCounts, Restored
+    from .journal import Held, Journal
+    from .journal_file import PartCounts, Restored
 
 
 @dataclass(frozen=True)

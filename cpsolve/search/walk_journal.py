@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import CpsolveError
 from ..problem.symmetry import BrokenProblem
-from .journal import fingerprint, same_file
+from .journal_file import fingerprint, same_file
 from .moments import Moments
 from .walks import Stratum, Unit, WalkPlan
 
