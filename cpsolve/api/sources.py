@@ -462,16 +462,29 @@ def puzzle_yaml(data: Mapping[str, object]) -> str:
     return puzzle_text(shown)
 
 
-def shapes(library: str) -> dict[str, tuple[Cell, ...]]:
+def shapes(library: str, *, grid: str = "cubes") -> dict[str, tuple[Cell, ...]]:
     """Named shapes of a library, for drawing pieces from: "monocubes" to "pentacubes" (every polycube
     of that size up to rotation and reflection, named 4a, 4b, ...), "pentominoes" (Golomb's letters),
     or "kaenel:N,M,..." (six-piece burr sticks by their Kaenel numbers, 1 the solid stick).
+
+    On another `grid`: "triamonds" to "heptiamonds" (polyiamonds, one layer of prisms), "square-3" to
+    "square-5" and "triangular-3" to "triangular-5" (flat ball pieces in a square or a triangular layer of
+    spheres), or on the rhombic and tetra-octa grids the cube libraries with each cube made the block of
+    cells it becomes, as BurrTools' converter makes it (`shape_libraries(grid)` lists them).
 
     >>> len(cpsolve.shapes("tetracubes")), len(cpsolve.shapes("pentacubes"))
     (8, 29)
     >>> len(cpsolve.shapes("kaenel:1")["kaenel-1"])
     24
+    >>> len(cpsolve.shapes("hexiamonds", grid="prisms")), len(cpsolve.shapes("square-5", grid="spheres"))
+    (12, 12)
+    >>> len(cpsolve.shapes("tricubes", grid="rhombic")["3a"])  # 3 cubes of 24 rhombic cells
+    72
     """
+    if grid != "cubes":
+        from .grids import grid_shapes
+
+        return grid_shapes(library, grid, shapes)
     from ..analysis.design.pieces import pool_from
     from ..puzzle.kaenel import kaenel_stick
 
