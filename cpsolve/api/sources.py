@@ -431,8 +431,9 @@ def schema() -> dict[str, object]:
 
 def puzzle_yaml(data: Mapping[str, object]) -> str:
     """A puzzle file's data (the schema's keys, as `yaml.safe_load` gives them) as the YAML text cpsolve
-    writes (`cpsolve import`): drawings one layer per line, cell lists and pieces on one line. Nothing
-    is checked here: `puzzle_from_yaml` of the text checks it as any file.
+    writes (`cpsolve import`): drawings one layer per line (a flat ball piece's `square:` or `triangular:`
+    rows on one line), cell lists and pieces on one line. Nothing is checked here: `puzzle_from_yaml` of
+    the text checks it as any file.
 
     >>> print(cpsolve.puzzle_yaml({"name": "bar", "container": {"box": [3, 1, 1]},
     ...                            "pieces": {"I": {"layers": [["###"]]}}}), end="")
@@ -444,13 +445,15 @@ def puzzle_yaml(data: Mapping[str, object]) -> str:
         layers:
         - ["###"]
     """
-    from ..puzzle.writer import Line, drawing, puzzle_text
+    from ..puzzle.writer import Line, Row, drawing, puzzle_text
 
     def shaped(value: object, key: str = "") -> object:
         if isinstance(value, Mapping):
             return {k: shaped(v, str(k)) for k, v in value.items()}
         if key == "layers" and isinstance(value, list) and all(isinstance(layer, list) for layer in value):
             return drawing(value)
+        if key in ("square", "triangular") and isinstance(value, list) and all(isinstance(r, str) for r in value):
+            return Line(Row(row) for row in value)  # a flat ball piece's rows, quoted alike as a layer's
         if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
             return Line(value)
         if isinstance(value, list):
