@@ -141,3 +141,16 @@ def test_view_data_takes_prisms_apart_in_space_and_drops_balls_in() -> None:
     balls = cpsolve.solve(cpsolve.load("kanoodle-pyramid"))
     assert balls is not None
     assert "steps" not in cpsolve.view_data(balls, disassembly=True)
+
+
+def test_explaining_an_assembly_off_the_cube_grid_says_why_not() -> None:
+    """The analysis of what blocks what slides cubes: on spheres there is no disassembler at all (as in
+    BurrTools), on prisms `disassemble` takes an assembly apart; neither is explained with cube moves (the
+    Kanoodle pyramid "came apart at level 1" before)."""
+    balls = cpsolve.solve(cpsolve.load("kanoodle-pyramid"))
+    with pytest.raises(cpsolve.CpsolveError, match="no disassembler for the spheres grid"):
+        cpsolve.explain(balls)  # type: ignore[arg-type]
+    prisms = cpsolve.solve(cpsolve.load("hexagon-prism-8"))
+    with pytest.raises(cpsolve.CpsolveError, match="cube grid only"):
+        cpsolve.explain(prisms)  # type: ignore[arg-type]
+    assert cpsolve.explain(cpsolve.load("kanoodle-pyramid")).case  # a puzzle is explained on any grid
