@@ -45,11 +45,17 @@
       steps: solids.steps,
       isCell: (c) => !!split(c)[1],
       centre(c) { const [b, t] = split(c); return shift(t.centre, [b[0] * SP[0], b[1] * SP[1], b[2] * SP[2]]); },
-      // the faces of cell c: corners in space, outward normal, brightness, and the cell across (or null)
+      // the faces of cell c: corners in space, outward normal, brightness, and the cell across (or null);
+      // kept once made (a HexSticks container has 2,256 cells: the 3-D view redraws them on every click)
       faces(c) {
+        const k = key(c), known = faceCache.get(k);
+        if (known) return known;
         const [b, t] = split(c), o = [b[0] * SP[0], b[1] * SP[1], b[2] * SP[2]];
-        return t.faces.map((f) => ({ pts: f.pts.map((p) => shift(p, o)), normal: f.normal, lit: f.lit,
+        const made = t.faces.map((f) => ({ pts: f.pts.map((p) => shift(p, o)), normal: f.normal, lit: f.lit,
           mid: shift(f.mid, o), across: f.across && shift(c, f.across) }));
+        if (faceCache.size > 200000) faceCache.clear();
+        faceCache.set(k, made);
+        return made;
       },
       unitOf: (c) => [Math.floor(c[0] / B), Math.floor(c[1] / B), Math.floor(c[2] / B)],
       layerOf: (c) => Math.floor(c[2] / B),
@@ -106,7 +112,7 @@
         return [lo, hi];
       },
     };
-    const blockCache = {};
+    const blockCache = {}, faceCache = new Map();
     return g;
   }
   const grid = () => GRIDS[st.doc.grid];
