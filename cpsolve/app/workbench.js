@@ -184,8 +184,9 @@
   }
   function sizeOf() {
     const k = st.sel === "container" ? "container" : "p" + st.sel;
-    const need = bounds(shape() ? shape().cells : []);
-    const have = st.sizes[k] || need;
+    const cells = shape() ? shape().cells : [], need = bounds(cells);
+    // a piece is shown with room to grow (one unit more each way, three at least); a container as it is
+    const have = st.sizes[k] || (k === "container" || !cells.length ? need : need.map((v) => Math.max(v + 1, 3)));
     st.sizes[k] = [0, 1, 2].map((a) => Math.max(have[a], need[a]));
     return st.sizes[k];
   }
@@ -418,14 +419,14 @@
     const svg = svgEl("svg", { width: W.toFixed(0), height: H.toFixed(0), viewBox: "0 0 " + W.toFixed(0) + " " + H.toFixed(0), class: "layer-svg " + g.name });
     const defs = svgEl("defs", {}, svg), hatch = svgEl("pattern", { id: "below", width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
     svgEl("rect", { width: 8, height: 8, fill: "#ffffff" }, hatch); svgEl("rect", { width: 4, height: 8, fill: "#e4e9f1" }, hatch);
-    if (g.balls) {  // the layer below, between this layer's balls
-      for (const q of under) if (filled.has(key(q.unit))) svgEl("circle", { cx: X(q.circle[0]), cy: Y(q.circle[1]), r: (0.32 * px).toFixed(1), class: "under" }, svg);
+    if (g.balls) {  // the layer below, seen between this layer's balls (whose empty places are drawn small)
+      for (const q of under) if (filled.has(key(q.unit))) svgEl("circle", { cx: X(q.circle[0]), cy: Y(q.circle[1]), r: (0.5 * px - 1.5).toFixed(1), class: "under" }, svg);
     }
     for (const q of units) {
       const n = q.cells.filter((c) => filled.has(key(c))).length, full = n > 0 && n === q.cells.length;
       const attrs = { class: "cell", "data-x": q.unit[0], "data-y": q.unit[1], "data-z": q.unit[2] };
       let el;
-      if (q.circle) el = svgEl("circle", Object.assign(attrs, { cx: X(q.circle[0]), cy: Y(q.circle[1]), r: (q.circle[2] * px - 1.5).toFixed(1) }), svg);
+      if (q.circle) el = svgEl("circle", Object.assign(attrs, { cx: X(q.circle[0]), cy: Y(q.circle[1]), r: ((n ? q.circle[2] : 0.3) * px - 1.5).toFixed(1) }), svg);
       else el = svgEl("polygon", Object.assign(attrs, { points: shrink(q.poly, g.name === "prisms" ? 0.06 : 0.03).map((p) => X(p[0]) + "," + Y(p[1])).join(" ") }), svg);
       if (n) {
         const optional = q.cells.every((c) => !filled.has(key(c)) || opt.has(key(c)));
@@ -830,7 +831,8 @@
   function thumb(cells, color, g) {  // a small 3-D picture of a shape on its grid, drawn with the same geometry
     const c = document.createElement("canvas"), w = 44, x = c.getContext("2d");
     c.width = w; c.height = w; c.className = "thumb";
-    const cam = G.cameraAt(-0.785, 0.6155), own = new Set(cells.map(key)), items = [];
+    const flat = cells.every((c) => g.layerOf(c) === g.layerOf(cells[0]));  // a flat piece: seen more from above
+    const cam = G.cameraAt(-0.785, flat ? 1.0 : 0.6155), own = new Set(cells.map(key)), items = [];
     for (const cell of cells) {
       if (g.balls) { items.push({ d: G.dot(g.centre(cell), cam.toward), ball: g.centre(cell) }); continue; }
       for (const f of g.faces(cell)) {
