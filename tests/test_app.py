@@ -244,11 +244,14 @@ def test_burrtools_examples_on_every_grid_round_trip(served: Server, tmp_path: P
         opened = served.api("POST", "/api/open", {"path": f"{name}.xmpuzzle", "problem": problem})
         text = served.api("POST", "/api/yaml", {"model": opened["editor"]})
         assert text["error"] is None, (name, problem, text["error"])
-        again, original = cpsolve.puzzle_from_yaml(text["yaml"]), cpsolve.load(found, problem)
-        assert again.grid == original.grid != "cubes"
-        assert again.container == original.container and again.optional == original.optional
-        assert [(p.name, p.shape, p.count, p.min_count) for p in again.pieces] == \
-            [(p.name, p.shape, p.count, p.min_count) for p in original.pieces]
+        original = cpsolve.load(found, problem)
+        saved = served.api("POST", "/api/save", {"path": f"again-{problem}.xmpuzzle", "yaml": text["yaml"]})
+        assert saved["bytes"] > 0  # and as BurrTools again, its gridType kept
+        for again in (cpsolve.puzzle_from_yaml(text["yaml"]), cpsolve.load(tmp_path / f"again-{problem}.xmpuzzle")):
+            assert again.grid == original.grid != "cubes"
+            assert again.container == original.container and again.optional == original.optional
+            assert [(p.name, p.shape, p.count, p.min_count) for p in again.pieces] == \
+                [(p.name, p.shape, p.count, p.min_count) for p in original.pieces]
 
 
 def test_the_grids_their_solids_libraries_and_new_puzzles(served: Server) -> None:
@@ -277,6 +280,26 @@ def test_the_grids_their_solids_libraries_and_new_puzzles(served: Server) -> Non
     assert status == 400
     status, _, _ = served.request("POST", "/api/grid", {})
     assert status == 405
+
+
+def test_a_ball_solution_is_shown_and_exported_as_balls(served: Server) -> None:
+    """What Browse shows and downloads of a solution on the sphere grid: balls in the viewer's data, no
+    disassembly (none exists there), the assembly's STL the balls joined (the volume of cpsolve's own)."""
+    from cpsolve.output.stl import read_binary_stl, volume
+
+    model = cpsolve.load("kanoodle-pyramid")
+    text = Path(model.origin or "").read_text(encoding="utf-8")
+    found = cpsolve.solve(model)
+    assert found is not None
+    body = {"pieces": {k: [list(c) for c in v] for k, v in found.pieces.items()}, "yaml": text}
+    view = served.api("POST", "/api/view", body)
+    assert view["grid"] == "spheres" and len(view["balls"]) == 55 and "steps" not in view
+    status, headers, stl = served.request("POST", "/api/export", {**body, "format": "stl"})
+    assert status == 200 and headers["content-type"] == "model/stl"
+    assert volume(read_binary_stl(stl)) == pytest.approx(volume(read_binary_stl(cpsolve.assembly_stl(found))))
+    assert volume(read_binary_stl(stl)) < 55 * 1000 * 0.75  # balls of 10 mm joined by rods, not 10 mm cubes
+    status, headers, png = served.request("POST", "/api/export", {**body, "format": "pieces-png"})
+    assert status == 200 and png[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 # --- runs ------------------------------------------------------------------------------------------------------
