@@ -410,7 +410,9 @@
     const filled = new Set(s.cells.map(key)), opt = new Set((s.optional || []).map(key));
     const units = g.layer(size, st.layer);
     const under = st.layer > 0 ? g.layer(size, st.layer - 1) : [];
-    const pts = units.concat(under).flatMap((q) => q.circle ? [[q.circle[0] - 0.5, q.circle[1] - 0.5], [q.circle[0] + 0.5, q.circle[1] + 0.5]] : q.poly);
+    // the frame: every layer's places (balls sit elsewhere in odd and even layers), so that it keeps still
+    const frame = g.balls ? g.layer(size, 0).concat(size[2] > 1 ? g.layer(size, 1) : []) : units;
+    const pts = frame.flatMap((q) => q.circle ? [[q.circle[0] - 0.5, q.circle[1] - 0.5], [q.circle[0] + 0.5, q.circle[1] + 0.5]] : q.poly);
     const lo = [Math.min(...pts.map((p) => p[0])), Math.min(...pts.map((p) => p[1]))];
     const hi = [Math.max(...pts.map((p) => p[0])), Math.max(...pts.map((p) => p[1]))];
     const pad = 4, W = (hi[0] - lo[0]) * px + 2 * pad, H = (hi[1] - lo[1]) * px + 2 * pad;
