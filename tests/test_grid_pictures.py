@@ -147,6 +147,7 @@ def _page(grid: str, tmp_path: Path) -> tuple[Path, dict]:
     return page, dict(s.pieces)
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("grid", ["spheres", "prisms", "rhombic"])
 def test_page_draws_the_grid(chromium, tmp_path, grid):  # noqa: F811
     page, pieces = _page(grid, tmp_path)
@@ -165,3 +166,119 @@ def test_page_draws_the_grid(chromium, tmp_path, grid):  # noqa: F811
         r, g, b = hex_rgb(p.color)
         tones = [(round(r * k), round(g * k), round(b * k)) for k in np.arange(0.4, 1.01, 0.05)]
         assert any(_near(img, tone, 6) > 30 for tone in tones), p
+
+
+# ------------------------------------------------------------------------------------------ the page's moves on prisms
+
+
+def _replay_prism(pieces: dict, steps) -> None:
+    """Steps (cell moves along the prism axes) replayed one step of their direction at a time: no piece meets
+    or passes over a piece of the part it moves in that is still there, and each piece ends out of it."""
+    from cpsolve.output.scene import PRISM_LEAVE, prism_swept
+
+    at = {k: [tuple(c) for c in v] for k, v in pieces.items()}
+    gone: set = set()  # taken out of the whole (a step without a part moves in what is left of it)
+    for s in steps:
+        d, t = next((d, t) for d in PRISM_LEAVE for t in range(1, 40) if tuple(v * t for v in d) == tuple(s.move))
+        here = s.part or [k for k in at if k not in gone]
+        fixed = {c for k in here if k not in s.pieces for c in at[k]}
+        for _ in range(t):
+            for k in s.pieces:
+                nxt = [(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in at[k]]
+                assert not fixed & set(nxt), s
+                assert not fixed & {prism_swept(c, d) for c in at[k]}, s
+                at[k] = nxt
+        if s.out:
+            gone |= set(s.pieces) if not s.part else set()
+            rest = [c for k in here if k not in s.pieces for c in at[k]]
+            ahead = [sum(a * b for a, b in zip(c, d, strict=True)) for c in rest]
+            assert not rest or min(sum(a * b for a, b in zip(c, d, strict=True)) for k in s.pieces for c in at[k]) > \
+                max(ahead), s
+
+
+SANDWICH = """
+name: sandwich
+grid: prisms
+container: {box: [6, 2, 3]}
+pieces:
+  filling: {layers: [['......', '......'], ['#####.', '#####.'], ['......', '......']]}
+  bread: {layers: [['######', '######'], ['.....#', '.....#'], ['######', '######']]}
+"""
+
+
+def test_prism_pieces_come_out_along_the_prism_axes():
+    """The page's assembly order on the prism grid: one piece at a time along one of BurrTools' four prism
+    axes, never meeting or passing over a piece left; lifted out when it can, slid sideways when it must
+    (bread round a filling can go neither up nor down: it slides off to the right, its closed side)."""
+    from cpsolve.output.scene import prism_assembly_steps
+
+    s = api.solve(api.load("hexagon-prism-8"))
+    steps = prism_assembly_steps(s.pieces)
+    assert steps is not None and len(steps) == 8 and all(st.move[:2] == (0, 0) and st.move[2] > 0 for st in steps)
+    _replay_prism(dict(s.pieces), steps)
+    sandwich = to_puzzle(parse_puzzle_text(SANDWICH, "sandwich"))
+    pieces = dict(api.solve(sandwich).pieces)
+    steps = prism_assembly_steps(pieces)
+    assert steps is not None and [st.pieces for st in steps] == [("bread",), ("filling",)]
+    assert steps[0].move == (8, 0, 0) and steps[1].move == (0, 0, 2)  # clear of the filling, and one layer more
+    _replay_prism(pieces, steps)
+    locked = {"a": [(0, 0, 0), (0, 0, 2)], "b": [(0, 0, 1), (1, 0, 1), (2, 0, 1)], "c": [(1, 0, 0), (-1, 0, 2)]}
+    assert prism_assembly_steps({"a": [(0, 0, 1)], "b": [(0, 0, 0), (0, 0, 2), (1, 0, 1), (-1, 0, 1), (0, -1, 1)]}) \
+        is None  # a triangle shut in on its five faces
+    assert prism_assembly_steps(locked) is not None
+
+
+def test_prism_page_plays_the_moves_in_space():
+    """The page holds the assembly order as codes into its own list of the prism moves (in space: one edge,
+    or one layer, a step) and says them in words; an interlocked prism puzzle (Prisgon) gets the disassembly
+    analysis's moves, multi-piece moves included, in space."""
+    from cpsolve.output.page import ALPHABET, interlocked_steps, page_data
+    from cpsolve.output.scene import PRISM_LEAVE
+
+    sandwich = to_puzzle(parse_puzzle_text(SANDWICH, "sandwich"))
+    s = api.solve(sandwich)
+    data = page_data([{"pieces": s.pieces}], sandwich)
+    assert [d["v"] for d in data["dirs"]] == [[0, 0, 1], [1, 0, 0], [-1, 0, 0], [0.5, 0.866, 0], [-0.5, -0.866, 0],
+                                              [-0.5, 0.866, 0], [0.5, -0.866, 0], [0, 0, -1]]
+    code = data["assembly"][0]
+    labels = [p["label"] for p in data["pieces"]]
+    triples = [(labels[ALPHABET.index(code[i])], PRISM_LEAVE[int(code[i + 1])], ALPHABET.index(code[i + 2]))
+               for i in range(0, len(code), 3)]
+    assert triples == [("bread", (2, 0, 0), 4), ("filling", (0, 0, 1), 2)]
+    assert data["dirs"][1]["way"] == "to the right" and data["dirs"][1]["unit"] == "edge"
+    from test_grids import example
+
+    path = example("Prisgon")
+    if path is None:
+        pytest.skip("Prisgon.xmpuzzle not found")
+    stored = api.stored_solutions(path)[0]
+    steps = interlocked_steps(stored.pieces, "prisms")
+    assert steps is not None and any(len(st.pieces) > 1 for st in steps)
+    _replay_prism(dict(stored.pieces), steps)
+    shown = page_data([{"pieces": stored.pieces}], stored.puzzle)
+    assert shown["assembly"] == [""]
+    h = solids.HEIGHT
+    assert shown["steps"]["0"] == [dict(st.as_json(), move=[round(st.move[0] / 2, 4), round(st.move[1] * h, 4),
+                                                            float(st.move[2])]) for st in steps]
+
+
+@pytest.mark.browser
+def test_prism_page_says_the_moves(chromium, tmp_path):  # noqa: F811
+    """In the browser: the hexagonal prism's pieces come in from above; Prisgon's first step is a slide of
+    the cage, and a later one a piece moving one edge along a triangle's edge, in words."""
+    page = tmp_path / "hexagon.html"
+    page.write_text(api.page(api.solve(api.load("hexagon-prism-8"))), encoding="utf-8")
+    status, log = browse(chromium, page, tmp_path, "#assembly=0.5")
+    assert console(log) == [] and status["step"].startswith("Step 1 of 8: ") and \
+        status["step"].endswith(" comes in from above"), status
+    from test_grids import example
+
+    path = example("Prisgon")
+    if path is None:
+        pytest.skip("Prisgon.xmpuzzle not found")
+    page = tmp_path / "prisgon.html"
+    page.write_text(api.page(api.stored_solutions(path)[0]), encoding="utf-8")
+    status, log = browse(chromium, page, tmp_path, "#assembly=26.5")
+    assert console(log) == []
+    assert status["step"] == "Step 27 of 27: S4 moves 1 edge back and to the left (assembled)" or \
+        status["step"] == "Step 27 of 27: S4 moves 1 edge back and to the left", status

@@ -296,6 +296,7 @@ def _burrtxt_drawings(path: Path, tmp_path: Path) -> list[list[list[set]]]:
     return problems
 
 
+@pytest.mark.peer
 def test_stored_sphere_assemblies_are_what_burrtools_draws(tmp_path):
     """Every assembly BallRoom stores, as cpsolve reads it, is the one BurrTools itself draws (burrTxt -a s1):
     each piece on the same balls, the flat one turned by a turn of a triangular layer included."""

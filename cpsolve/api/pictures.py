@@ -165,9 +165,10 @@ def view_data(solutions: Solution | Sequence[Solution], *, title: str | None = N
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
     puzzle = chosen[0].puzzle
     steps = {}
-    if disassembly and (puzzle is None or puzzle.kind != "chain"):
+    grid = puzzle.grid if puzzle is not None else "cubes"
+    if disassembly and (puzzle is None or puzzle.kind != "chain") and grid in ("cubes", "prisms"):
         for i, s in builtins.enumerate(chosen):
-            found = interlocked_steps(s.pieces)
+            found = interlocked_steps(s.pieces, grid)
             if found:
                 steps[i] = found
     return page_data(records, puzzle, title=chosen[0].name if title is None else title, steps=steps)
