@@ -282,3 +282,119 @@ def test_prism_page_says_the_moves(chromium, tmp_path):  # noqa: F811
     assert console(log) == []
     assert status["step"] == "Step 27 of 27: S4 moves 1 edge back and to the left (assembled)" or \
         status["step"] == "Step 27 of 27: S4 moves 1 edge back and to the left", status
+
+
+# ------------------------------------------------------------------------------------------ STL with a clearance
+
+
+def test_stl_clearance_moves_every_face_in_by_half_of_it():
+    """Shrunk by a clearance c, a convex piece is the same shape with every face c / 2 further in: a rhombus of
+    two triangles (10 mm edges) keeps its angles, its inradius 5 sqrt 3 / 2 less c / 2, its height less c; a
+    whole cube of the rhombic (24 cells) or tetra-octa (5 cells) grid is a cube c smaller. Closed meshes."""
+    c = 1.0
+    rhombus = piece_triangles("prisms", [(0, 0, 0), (1, 0, 0)], 10.0, c)
+    r = 5 * 3 ** 0.5 / 2
+    assert open_edges(rhombus) == 0
+    assert volume(rhombus) == pytest.approx(50 * 3 ** 0.5 * ((r - c / 2) / r) ** 2 * (10 - c), rel=1e-6)
+    for grid, size in (("rhombic", 5), ("tetra-octa", 3)):
+        cube = piece_triangles(grid, GRIDS[grid].box((size, size, size)), 10.0, c)
+        assert open_edges(cube) == 0 and volume(cube) == pytest.approx((10 - c) ** 3, rel=1e-6), grid
+        pts = np.array([p for t in cube for p in t])
+        assert pts.min(axis=0) == pytest.approx([c / 2] * 3) and pts.max(axis=0) == pytest.approx([10 - c / 2] * 3)
+
+
+@pytest.mark.parametrize("grid", ["prisms", "rhombic"])
+def test_stl_pieces_with_a_clearance_print_that_far_apart(grid):
+    """The two pieces of each test puzzle, shrunk by 1 mm: where they touched they are 1 mm apart (the plane
+    between them has each 0.5 mm off it), nowhere nearer (Manifold's own measure), each less than it was."""
+    import manifold3d as mf
+
+    s = solved(grid)
+    meshes = {k: piece_triangles(grid, v, 10.0, 1.0) for k, v in s.pieces.items()}
+    full = {k: piece_triangles(grid, v, 10.0) for k, v in s.pieces.items()}
+    for k in meshes:
+        assert open_edges(meshes[k]) == 0 and 0 < volume(meshes[k]) < volume(full[k])
+
+    def solid(tris):
+        pts = [p for t in tris for p in t]
+        index = {p: i for i, p in enumerate(dict.fromkeys(pts))}
+        return mf.Manifold(mf.Mesh(np.array(list(index), dtype=np.float32),
+                                   np.array([[index[p] for p in t] for t in tris], dtype=np.uint32)))
+
+    a, b = (solid(m) for m in meshes.values())
+    assert a.min_gap(b, 5.0) == pytest.approx(1.0, abs=1e-3)
+    if grid == "prisms":  # row 0 below y = H (one triangle's height), row 1 above it
+        h = 10 * solids.HEIGHT
+        ys = {k: [p[1] for t in m for p in t] for k, m in meshes.items()}
+        assert max(ys["a"]) == pytest.approx(h - 0.5) and min(ys["b"]) == pytest.approx(h + 0.5)
+
+
+def test_stl_clearance_that_leaves_nothing_is_refused(tmp_path):
+    """A clearance that would erode a piece away (a single rhombic cell is thin) is refused in one line, and
+    no file is written; the assembled STL of a prism solution is its pieces' solids, not cubes."""
+    from conftest import one_line, run_cli
+
+    path = tmp_path / "thin.yaml"
+    path.write_text("name: thin\ngrid: rhombic\ncontainer:\n  layers: [['.....', '..#..']]\n"
+                    "pieces:\n  t: {cells: [[2, 1, 0]]}\n", encoding="utf-8")
+    out = tmp_path / "thin"
+    one_line(run_cli("export", str(path), "--format", "stl", "--clearance", "4", "-o", str(out)), 2,
+             "--clearance: clearance 4 mm leaves nothing of piece t")
+    assert not out.exists()
+    s = solved("prisms")
+    stl = api.assembly_stl(s, unit=10.0)
+    n = int.from_bytes(stl[80:84], "little")
+    assert n == sum(len(piece_triangles("prisms", v, 10.0)) for v in s.pieces.values())
+
+
+# ------------------------------------------------------------------------------------------ constraint colours
+
+COLOURED = {
+    "prisms": """
+name: coloured-slab
+grid: prisms
+container:
+  box: [5, 2, 1]
+  cell_colors: {red: [[4, 1, 0]], blue: [[2, 0, 0]], plain: [[0, 0, 0], [1, 0, 0], [3, 0, 0], [4, 0, 0], [0, 1, 0],
+                                                            [1, 1, 0], [2, 1, 0], [3, 1, 0]]}
+pieces:
+  a: {layers: [['###', '##.']], color: '#2ca02c', cell_colors: {blue: [[2, 0, 0]]}}
+  b: {layers: [['.##', '###']], color: '#ff7f0e', cell_colors: {red: [[2, 1, 0]]}}
+color_rules: {red: [red], blue: [blue]}
+""",
+    "spheres": """
+name: coloured-balls
+grid: spheres
+container:
+  tetrahedron: 3
+  cell_colors: {red: [[0, 0, 0], [0, 2, 2], [2, 0, 2]], plain: [[0, 1, 1], [1, 0, 1], [1, 1, 2], [1, 1, 0], [1, 2, 1],
+                                                               [2, 1, 1], [2, 2, 0]]}
+pieces:
+  a: {cells: [[0, 0, 0], [1, 0, 1], [1, 1, 0], [2, 0, 2], [2, 1, 1], [2, 2, 0]], color: '#2ca02c',
+      cell_colors: {red: [[0, 0, 0], [2, 0, 2], [2, 2, 0]]}}
+  b: {cells: [[0, 0, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1]], color: '#1f77b4'}
+color_rules: {red: [red]}
+""",
+}
+
+
+@pytest.mark.parametrize("grid", ["prisms", "spheres"])
+def test_constraint_colours_are_drawn_on_the_grids_solids(grid):
+    """A piece's constraint colour is found on the cell it lands on (the piece turned by its grid's own turns:
+    a flat triangle of balls turns by one of the 96), and drawn there: on the face of a prism, on a ball;
+    the picture shows the marks' colours (red and blue here) where before it showed none. Every container
+    cell has a colour, so that a marked cell can land on its own colour only."""
+    from cpsolve.output.scene import constraint_marks
+
+    puzzle = to_puzzle(parse_puzzle_text(COLOURED[grid], grid))
+    s = api.solve(puzzle)
+    marks = constraint_marks(puzzle, s.pieces)
+    ground = dict(puzzle.container_colors)
+    assert {k for m in marks.values() for _, (k, _) in m.items()} == set(ground.values()) - {"plain"}
+    for label, m in marks.items():  # each mark sits on a container cell of its colour (the rules: red on red)
+        assert all(c in s.pieces[label] and ground.get(c) == k for c, (k, _) in m.items())
+    img = _png(api.draw(s, size=500))
+    for name in set(ground.values()) - {"plain"}:
+        r, g, b = hex_rgb(dict(red="#ff0000", blue="#0000ff")[name])
+        tones = [(round(r * k), round(g * k), round(b * k)) for k in np.arange(0.4, 1.01, 0.02)]
+        assert sum(_near(img, tone, 4) for tone in tones) > 20, name

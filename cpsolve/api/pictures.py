@@ -182,12 +182,13 @@ def assembly_stl(solution: Solution, *, unit: float = 10.0, clearance: float = 0
     >>> int.from_bytes(stl[80:84], "little")  # triangles: 2 per outer face, 14 faces for V, 18 for the others
     244
     """
-    from ..output.stl import binary_stl, triangles
+    from ..output.stl import binary_stl, piece_triangles
 
     if not (math.isfinite(unit) and unit > 0):
         raise CpsolveError(f"the cube size must be a finite number of mm > 0, not {unit:g}", field="unit")
     if not (math.isfinite(clearance) and 0 <= clearance * 2 < unit):
         raise CpsolveError(f"clearance {clearance:g} mm does not fit a {unit:g} mm cube", field="clearance")
     _check_drawable(solution)
-    tris = [t for cells in solution.pieces.values() for t in triangles(cells, unit, clearance)]
+    grid = solution.puzzle.grid if solution.puzzle is not None else "cubes"
+    tris = [t for label, cells in solution.pieces.items() for t in piece_triangles(grid, cells, unit, clearance, label)]
     return binary_stl(f"{solution.name} assembled", tris)

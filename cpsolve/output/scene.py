@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..errors import CpsolveError
 from ..puzzle.colors import css_color
 from ..puzzle.geometry import ALL_TRANSFORMS, FACE_STEPS, ROTATIONS, Cell, bounding_size, normalize, orientations
+from ..puzzle.grid import GRIDS, Grid
 from ..puzzle.model import Puzzle
 
 Vec = tuple[float, float, float]
@@ -347,23 +348,39 @@ def constraint_marks(puzzle: Puzzle | None, pieces: Mapping[str, Iterable[Sequen
     assert puzzle is not None
     ground = dict(puzzle.container_colors)
     drawn = mark_colors(puzzle)
-    turns = (*ROTATIONS, *(t for t in ALL_TRANSFORMS if t.is_reflection))
+    grid = GRIDS[puzzle.grid]
     out: dict[str, dict[Cell, tuple[str, str]]] = {}
     for label, cells in pieces.items():
         piece = coloured.get(base_name(label))
         if piece is None:
             continue
         target = {(int(c[0]), int(c[1]), int(c[2])) for c in cells}
-        low = tuple(min(c[i] for c in target) for i in range(3))
-        paint = dict(piece.colors)
-        for t in turns:
-            moved = {t.apply(c): paint.get(c, "") for c in piece.shape}
-            by = tuple(low[i] - min(c[i] for c in moved) for i in range(3))
-            placed = {_add(c, by): k for c, k in moved.items()}
+        colour_of = dict(piece.colors)
+        paint = [colour_of.get(c, "") for c in piece.shape]
+        for moved in _turned_on(grid, piece.shape, target):
+            placed = dict(zip(moved, paint, strict=True))
             if placed.keys() == target and all(puzzle.color_allows(k, ground.get(c)) for c, k in placed.items()):
                 out[label] = {c: (k, drawn[k]) for c, k in placed.items() if k}
                 break
     return out
+
+
+def _turned_on(grid: Grid, shape: Sequence[Cell], target: set[Cell]) -> Iterable[list[Cell]]:
+    """The shape's cells (in its order) under each of the grid's maps, rotations first, then mirror images,
+    moved by the legal translation that puts them where `target` is (when they are its shape)."""
+    if grid.name == "cubes":  # the 48 signed permutations, and a plain shift of the least corner
+        low = tuple(min(c[i] for c in target) for i in range(3))
+        for t in (*ROTATIONS, *(t for t in ALL_TRANSFORMS if t.is_reflection)):
+            moved = [t.apply(c) for c in shape]
+            by = tuple(low[i] - min(c[i] for c in moved) for i in range(3))
+            yield [_add(c, by) for c in moved]
+        return
+    there = grid.shift_of(sorted(target))
+    for g in grid.maps:
+        turned = grid.moved(g, shape)
+        if turned is not None:
+            here = grid.shift_of(turned)
+            yield [(c[0] + here[0] - there[0], c[1] + here[1] - there[1], c[2] + here[2] - there[2]) for c in turned]
 
 
 # -- faces and outlines ------------------------------------------------------------------------
