@@ -655,10 +655,14 @@ def test_import_writes_the_grid_and_loads_as_the_same_puzzle(name, tmp_path):
     assert pieces(a) == pieces(b)
 
 
-def test_design_refuses_other_grids_in_one_line():
+def test_design_holes_refused_on_tetra_octa_in_one_line(write_puzzle):
+    """`design unique` works on every grid (tests/test_design.py); holes on the tetra-octa grid, whose cells
+    have two shapes, are refused in one line."""
     from conftest import one_line, run_cli
+    from test_design import TETRA_SPARE
 
-    one_line(run_cli("design", "unique", "hexagon-prism-8"), 2, "cube grid", "prisms grid")
+    one_line(run_cli("design", "unique", str(write_puzzle(TETRA_SPARE)), "--change", "hole"), 2,
+             "--change: holes are not searched on the tetra-octa grid")
 
 
 @pytest.mark.parametrize("model", ["hexiamonds-6x6", "ball-tetrahedron-20", "hexagon-prism-8"])

@@ -484,4 +484,4 @@ def shapes(library: str) -> dict[str, tuple[Cell, ...]]:
                 raise CpsolveError(str(exc) if text.strip().lstrip("-").isdigit() else
                                    f"a Kaenel number is a whole number, not {text!r}", field="library") from None
         return out
-    return {name: tuple(shape) for name, shape in pool_from(library).items()}
+    return {name: tuple(shape) for name, shape in pool_from(library)[0].items()}
