@@ -136,9 +136,9 @@ def other_grids(driver) -> None:
     tab(driver, "edit")
     open_file(driver, "kanoodle-pyramid", models=True)
     js(driver, "document.getElementById('layer-up').click()")
-    js(driver, "const s = document.getElementById('library'); s.value = 'lib:square-5'; "
+    js(driver, "const s = document.getElementById('library'); s.value = 'lib:square-balls-5'; "
                "s.dispatchEvent(new Event('change'))")
-    wait_for(driver, "return document.getElementById('library-shapes').dataset.shown === 'lib:square-5:12'")
+    wait_for(driver, "return document.getElementById('library-shapes').dataset.shown === 'lib:square-balls-5:12'")
     shot(driver, "workbench-spheres.png")
     open_file(driver, "hexagon-prism-8", models=True)
     js(driver, "document.querySelector('#shapes li[data-shape=\"2\"]').click()")

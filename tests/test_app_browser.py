@@ -490,7 +490,7 @@ def test_draw_a_prism_puzzle_from_scratch_and_count_it(tmp_path: Path) -> None:
                     cell(driver, x, y)
         assert driver.execute_script("return document.querySelectorAll('#grid polygon.cell').length") == 4 * 3
         assert len(drawn_cells(driver)) == 12
-        library_piece(driver, "triamonds", 1, "3a", "T")
+        library_piece(driver, "triamonds", 1, "t3a", "T")
         # L: a row of three in the layer view, the fourth on top of the first, in 3-D
         draw_piece(driver, "L", [(0, 0, 0), (1, 0, 0), (2, 0, 0)])
         add_in_3d(driver, [0, 0, 0], [0, 0, 1])  # the top face of the first prism
@@ -546,7 +546,7 @@ def test_draw_a_sphere_puzzle_from_scratch_count_it_and_save_it_byte_exact(tmp_p
         layer(driver, 0)
         assert driver.execute_script("return document.querySelectorAll('#grid circle.cell').length") == 13
         draw_piece(driver, "I", [(0, 0, 0), (1, 1, 0), (2, 2, 0)])
-        library_piece(driver, "square-3", 2, "3a", "V")
+        library_piece(driver, "square-balls-3", 2, "s3a", "V")
         # S: three balls in the layer view, the fourth on the side of the third, in 3-D
         draw_piece(driver, "S", [(1, 1, 0), (2, 0, 0), (3, 1, 0)])
         add_in_3d(driver, [3, 1, 0], [4, 0, 0])  # the side of the third ball that faces the fourth

@@ -78,8 +78,9 @@ def test_lattice_names_the_grids_and_refuses_others() -> None:
 @pytest.mark.parametrize(("grid", "library", "count", "size"), [
     ("prisms", "triamonds", 1, 3), ("prisms", "tetriamonds", 3, 4), ("prisms", "pentiamonds", 4, 5),
     ("prisms", "hexiamonds", 12, 6), ("prisms", "heptiamonds", 24, 7),
-    ("spheres", "square-3", 2, 3), ("spheres", "square-4", 5, 4), ("spheres", "square-5", 12, 5),
-    ("spheres", "triangular-3", 3, 3), ("spheres", "triangular-4", 7, 4), ("spheres", "triangular-5", 22, 5),
+    ("spheres", "square-balls-3", 2, 3), ("spheres", "square-balls-4", 5, 4), ("spheres", "square-balls-5", 12, 5),
+    ("spheres", "triangular-balls-3", 3, 3), ("spheres", "triangular-balls-4", 7, 4),
+    ("spheres", "triangular-balls-5", 22, 5),
     ("rhombic", "pentacubes", 29, 5 * 24), ("tetra-octa", "tetracubes", 8, 4 * 5), ("rhombic", "kaenel:1", 1, 24 * 24),
 ])
 def test_shape_libraries_on_each_grid(grid: str, library: str, count: int, size: int) -> None:

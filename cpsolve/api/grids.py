@@ -10,7 +10,7 @@ from functools import cache
 from itertools import product
 
 from ..errors import CpsolveError
-from ..puzzle.geometry import FACE_STEPS, Cell, Shape
+from ..puzzle.geometry import FACE_STEPS, Cell
 from ..puzzle.grid import GRIDS, Grid
 
 GRID_NAMES = tuple(GRIDS)
@@ -60,7 +60,7 @@ def _grid_solids(grid: str) -> dict[str, object]:
     from ..output.solids import ball_centre, faces
 
     g = GRIDS[grid]
-    period = _period(g)
+    period = g.period
     cells: dict[str, object] = {}
     for x, y, z in product(range(period[0]), range(period[1]), range(period[2])):
         c = (x, y, z)
@@ -81,20 +81,6 @@ def _grid_solids(grid: str) -> dict[str, object]:
         span.append(round(_centre(grid, moved)[axis] - _centre(grid, base)[axis], 6))
     return {"grid": grid, "title": g.title, "period": list(period), "span": span, "cells": cells,
             "block": BLOCK.get(grid, 1), "steps": [list(s) for s in g.steps((0, 0, 0))] if grid == "spheres" else None}
-
-
-def _period(g: Grid) -> tuple[int, int, int]:
-    """The smallest shift along each axis that carries every cell onto a cell of its kind."""
-    box = list(product(range(12), range(12), range(12)))
-    out = []
-    for axis in range(3):
-        for p in range(1, 13):
-            dx, dy, dz = p * (axis == 0), p * (axis == 1), p * (axis == 2)
-            if all(g.is_cell(c) == g.is_cell(m) and (not g.is_cell(c) or g.kind(c) == g.kind(m))
-                   for c in box for m in [(c[0] + dx, c[1] + dy, c[2] + dz)]):
-                out.append(p)
-                break
-    return out[0], out[1], out[2]
 
 
 def _centre(grid: str, c: Cell) -> tuple[float, float, float]:
@@ -131,47 +117,34 @@ def _round(v: Iterable[float]) -> list[float]:
 
 # --- shape libraries on each grid ---------------------------------------------------------------------------
 
-IAMONDS = {"triamonds": 3, "tetriamonds": 4, "pentiamonds": 5, "hexiamonds": 6, "heptiamonds": 7}
-"""Polyiamonds: flat pieces of one layer of the prism grid (1, 3, 4, 12 and 24 of them)."""
-FLAT_BALLS = {f"{form}-{n}": (form, n) for form in ("square", "triangular") for n in (3, 4, 5)}
-"""Flat ball pieces on the sphere grid, as the `square:` and `triangular:` drawings of a puzzle file draw
-them: n balls in a square layer (Kanoodle's, IQ Puzzler's pieces: 2, 5 and 12 of them) or in a
-triangular layer (3, 7 and 22)."""
-CUBE_LIBRARIES = ("monocubes", "dicubes", "tricubes", "tetracubes", "pentacubes", "pentominoes")
-
-
 def shape_libraries(grid: str = "cubes") -> tuple[str, ...]:
     """The shape libraries `shapes(library, grid=grid)` knows on a grid (besides kaenel:N on the grids of
-    cubes and blocks of cubes).
+    cubes and blocks of cubes): the pools `cpsolve design pieces` builds sets from on that grid
+    (`analysis.design.pieces.POOLS`, one table for both, so a piece drawn from a library is one a design
+    can use), on the rhombic and tetra-octa grids the cube grid's, each cube made its block.
 
     >>> cpsolve.shape_libraries("prisms")
-    ('triamonds', 'tetriamonds', 'pentiamonds', 'hexiamonds', 'heptiamonds')
+    ('moniamonds', 'diamonds', 'triamonds', 'tetriamonds', 'pentiamonds', 'hexiamonds', 'heptiamonds')
     """
+    from ..analysis.design.pieces import POOLS
+
     lattice(grid)
-    if grid == "prisms":
-        return tuple(IAMONDS)
-    if grid == "spheres":
-        return tuple(FLAT_BALLS)
-    return CUBE_LIBRARIES
+    on = "cubes" if grid in BLOCK else grid
+    return tuple(name for name, (pool_grid, _) in POOLS.items() if pool_grid == on)
 
 
 def grid_shapes(library: str, grid: str, cube_shapes: Callable[[str], dict[str, tuple[Cell, ...]]]
                 ) -> dict[str, tuple[Cell, ...]]:
-    """A library on a grid: polyiamonds (prisms), flat ball pieces (spheres), or a cube library (from
-    `cube_shapes`) with each cube made the block of cells it becomes (rhombic, tetra-octa)."""
+    """A library on a grid: a pool of the grid (polycubes, polyiamonds, flat ball pieces), or a cube
+    library (from `cube_shapes`, which knows the Kaenel sticks too) with each cube made the block of cells it
+    becomes (rhombic, tetra-octa)."""
+    from ..analysis.design.pieces import pool_from
+
     g = lattice(grid)
-    if grid == "cubes":
-        return cube_shapes(library)
     if grid in BLOCK:
         return {name: _blocks(g, shape) for name, shape in cube_shapes(library).items()}
-    if grid == "prisms" and library in IAMONDS:
-        n = IAMONDS[library]
-        return _named(n, _flat(g, n, lambda c: [d for d in g.steps(c) if d[2] == 0]))
-    if grid == "spheres" and library in FLAT_BALLS:
-        form, n = FLAT_BALLS[library]
-        square = form == "square"
-        return _named(n, _flat(g, n, lambda c: [d for d in g.steps(c) if (d[2] == 0 if square else
-                                                                              d[0] - d[1] - d[2] == 0)]))
+    if library in shape_libraries(grid):
+        return {name: tuple(shape) for name, shape in pool_from(library)[0].items()}
     known = ", ".join(shape_libraries(grid))
     raise CpsolveError(f"no library {library!r} on the {grid} grid (known there: {known})", field="library")
 
@@ -182,31 +155,3 @@ def _blocks(g: Grid, shape: Iterable[Cell]) -> tuple[Cell, ...]:
     cells = [(x * b + i, y * b + j, z * b + k) for x, y, z in shape for i in range(b) for j in range(b)
              for k in range(b)]
     return g.normalize(c for c in cells if g.is_cell(c))
-
-
-def _flat(g: Grid, n: int, steps: Callable[[Cell], list[Cell]]) -> list[Shape]:
-    """Every connected shape of n cells grown through `steps` from the origin (so in its plane), one of
-    each class under the grid's turns, in the order of their keys."""
-    seed: Shape = ((0, 0, 0),)
-    level: dict[Shape, Shape] = {g.rotation_key(seed): seed}
-    for _ in range(n - 1):
-        grown: dict[Shape, Shape] = {}
-        for shape in level.values():
-            own = set(shape)
-            for c in shape:
-                for d in steps(c):
-                    q = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
-                    if q not in own:
-                        bigger = own | {q}
-                        grown.setdefault(g.rotation_key(bigger), tuple(sorted(bigger)))
-        level = grown
-    return [g.normalize(level[k]) for k in sorted(level)]
-
-
-def _named(n: int, shapes: list[Shape]) -> dict[str, tuple[Cell, ...]]:
-    """Short names as the polycube libraries have them: the size and a letter (6a, 6b, ...)."""
-    return {f"{n}{_letters(i)}": s for i, s in enumerate(shapes)}
-
-
-def _letters(i: int) -> str:
-    return chr(ord("a") + i) if i < 26 else _letters(i // 26 - 1) + chr(ord("a") + i % 26)

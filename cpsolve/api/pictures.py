@@ -7,17 +7,17 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import CpsolveError
 from ..limits import check_drawing
-from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
 from .common import _grid
 from .results import Solution
 
 if TYPE_CHECKING:
     from ..analysis.disassembly import Disassembly
+    from ..output.scene import Step
 
 
 def disassemble(solution: Solution, *, max_states: int | None = None) -> Disassembly:
@@ -35,7 +35,7 @@ def disassemble(solution: Solution, *, max_states: int | None = None) -> Disasse
     if solution.puzzle is not None and solution.puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=solution.name)
     try:
-        check_grid(solution.puzzle.grid if solution.puzzle is not None else "cubes")
+        check_grid(_grid(solution.puzzle))
         return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states,
                           grid=_grid(solution.puzzle))
     except TooManyStates as exc:
@@ -160,84 +160,20 @@ def view_data(solutions: Solution | Sequence[Solution], *, title: str | None = N
     >>> len(data["cells"]), len(data["pieces"])
     (27, 7)
     """
-    from ..analysis.disassembly import check_grid
+    from ..analysis.disassembly import TAKEN_APART
     from ..output.page import interlocked_steps, page_data
 
     chosen = _shown(solutions)
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
     puzzle = chosen[0].puzzle
     grid = _grid(puzzle)
-    steps: dict[int, Any] = {}
-    try:
-        check_grid(grid)  # spheres, rhombic, tetra-octa: no disassembler (the page drops the pieces in)
-    except CpsolveError:
-        disassembly = False
-    if disassembly and (puzzle is None or puzzle.kind != "chain"):
-        for i, s in builtins.enumerate(chosen):
-            found = interlocked_steps(s.pieces) if grid == "cubes" else _grid_steps(s)
+    steps: dict[int, list[Step]] = {}
+    if disassembly and (puzzle is None or puzzle.kind != "chain") and grid in TAKEN_APART:
+        for i, s in builtins.enumerate(chosen):  # elsewhere there is no disassembler: the page drops pieces in
+            found = interlocked_steps(s.pieces, grid)
             if found:
                 steps[i] = found
     return page_data(records, puzzle, title=chosen[0].name if title is None else title, steps=steps)
-
-
-PAGE_STATES = 200_000
-"""Beyond this many states a disassembly is not shown on the page (its pieces drop in), as on cubes."""
-
-
-def _grid_steps(solution: Solution) -> list[dict[str, object]] | None:
-    """A disassembly on a grid other than cubes (prisms) as the page's steps, each move in space (the
-    page draws these grids' solids in space): a move of d cells is the shift in space of a cell moved by
-    d (a legal translation, the same for every cell); a part taken out goes just far enough along its
-    direction to be clear of the rest, and farther if it would land on a piece already out."""
-    from ..output.solids import centre
-
-    grid = _grid(solution.puzzle)
-    try:
-        found = disassemble(solution, max_states=PAGE_STATES)
-    except CpsolveError:
-        return None
-    if found.separation is None:
-        return None
-    at = {k: list(v) for k, v in solution.pieces.items()}
-    out: list[dict[str, object]] = []
-    for s in found.separation.steps():
-        for m in s.moves:
-            d = m.direction
-            first = at[m.pieces[0]][0]
-            a, b = centre(grid, [first]), centre(grid, [(first[0] + d[0], first[1] + d[1], first[2] + d[2])])
-            space = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
-            amount = m.amount
-            if amount is None:
-                group = [c for p in m.pieces for c in at[p]]
-                rest = [c for p in s.pieces if p not in m.pieces for c in at[p]]
-                others = {c for p, cs in at.items() if p not in m.pieces for c in cs}
-                amount = _clear(grid, group, rest, space)
-                while any((c[0] + d[0] * amount, c[1] + d[1] * amount, c[2] + d[2] * amount) in others for c in group):
-                    amount += 1
-            for p in m.pieces:
-                at[p] = [(c[0] + d[0] * amount, c[1] + d[1] * amount, c[2] + d[2] * amount) for c in at[p]]
-            step: dict[str, object] = {"pieces": list(m.pieces), "move": [round(v * amount, 4) for v in space],
-                                       "part": list(s.pieces)}
-            if m.amount is None:
-                step["out"] = True
-            out.append(step)
-    return out
-
-
-def _clear(grid: str, moving: Sequence[Cell], rest: Sequence[Cell],
-           space: tuple[float, float, float]) -> int:
-    """Steps of `space` that take the moving cells' solids one step clear of the rest's, seen along it."""
-    from ..output.solids import points
-
-    length = math.sqrt(sum(v * v for v in space))
-    if not rest:
-        return 2
-
-    def along(pts: Sequence[Sequence[float]]) -> list[float]:
-        return [sum(p[i] * space[i] for i in range(3)) / length for p in pts]
-
-    ours, theirs = along(points(grid, moving)), along(points(grid, rest))
-    return max(0, math.ceil((max(theirs) - min(ours)) / length - 1e-9)) + 1
 
 
 def assembly_stl(solution: Solution, *, unit: float = 10.0, clearance: float = 0.0) -> bytes:
@@ -256,5 +192,5 @@ def assembly_stl(solution: Solution, *, unit: float = 10.0, clearance: float = 0
         raise CpsolveError(f"clearance {clearance:g} mm does not fit a {unit:g} mm cube", field="clearance")
     _check_drawable(solution)
     grid = _grid(solution.puzzle)
-    tris = [t for cells in solution.pieces.values() for t in piece_triangles(grid, cells, unit, clearance)]
+    tris = [t for label, cells in solution.pieces.items() for t in piece_triangles(grid, cells, unit, clearance, label)]
     return binary_stl(f"{solution.name} assembled", tris)

@@ -470,28 +470,25 @@ def shapes(library: str, *, grid: str = "cubes") -> dict[str, tuple[Cell, ...]]:
     of that size up to rotation and reflection, named 4a, 4b, ...), "pentominoes" (Golomb's letters),
     or "kaenel:N,M,..." (six-piece burr sticks by their Kaenel numbers, 1 the solid stick).
 
-    On another `grid`: "triamonds" to "heptiamonds" (polyiamonds, one layer of prisms), "square-3" to
-    "square-5" and "triangular-3" to "triangular-5" (flat ball pieces in a square or a triangular layer of
-    spheres), or on the rhombic and tetra-octa grids the cube libraries with each cube made the block of
-    cells it becomes, as BurrTools' converter makes it (`shape_libraries(grid)` lists them).
+    On another `grid`: "moniamonds" to "heptiamonds" (polyiamonds, one layer of prisms), "square-balls-N" and
+    "triangular-balls-N", N = 1 to 5 (flat ball pieces in a square or a triangular layer of spheres), or on
+    the rhombic and tetra-octa grids the cube libraries with each cube made the block of cells it becomes,
+    as BurrTools' converter makes it (`shape_libraries(grid)` lists them). They are the pools of `cpsolve
+    design pieces`.
 
     >>> len(cpsolve.shapes("tetracubes")), len(cpsolve.shapes("pentacubes"))
     (8, 29)
     >>> len(cpsolve.shapes("kaenel:1")["kaenel-1"])
     24
-    >>> len(cpsolve.shapes("hexiamonds", grid="prisms")), len(cpsolve.shapes("square-5", grid="spheres"))
+    >>> len(cpsolve.shapes("hexiamonds", grid="prisms")), len(cpsolve.shapes("square-balls-5", grid="spheres"))
     (12, 12)
     >>> len(cpsolve.shapes("tricubes", grid="rhombic")["3a"])  # 3 cubes of 24 rhombic cells
     72
     """
-    if grid != "cubes":
-        from .grids import grid_shapes
-
-        return grid_shapes(library, grid, shapes)
-    from ..analysis.design.pieces import pool_from
     from ..puzzle.kaenel import kaenel_stick
+    from .grids import grid_shapes
 
-    if library.startswith("kaenel:"):
+    if grid == "cubes" and library.startswith("kaenel:"):
         out: dict[str, tuple[Cell, ...]] = {}
         for text in library.removeprefix("kaenel:").split(","):
             try:
@@ -500,4 +497,4 @@ def shapes(library: str, *, grid: str = "cubes") -> dict[str, tuple[Cell, ...]]:
                 raise CpsolveError(str(exc) if text.strip().lstrip("-").isdigit() else
                                    f"a Kaenel number is a whole number, not {text!r}", field="library") from None
         return out
-    return {name: tuple(shape) for name, shape in pool_from(library).items()}
+    return grid_shapes(library, grid, shapes)

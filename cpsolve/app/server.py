@@ -35,6 +35,7 @@ from starlette.routing import Route
 import cpsolve
 from cpsolve import limits
 
+from ..analysis.disassembly import TAKEN_APART
 from ..errors import CpsolveError
 from .folder import PUZZLE_SUFFIXES, Folder
 from .guard import Guard, allowed_hosts
@@ -43,10 +44,6 @@ from .jobs import Jobs
 GRIDS = ("cubes", "prisms", "spheres", "rhombic", "tetra-octa")
 """The grids the editor draws: every grid cpsolve solves (BurrTools' five). What the page needs to draw a
 grid's cells comes from `cpsolve.grid_solids` (/api/grid)."""
-TAKEN_APART = ("cubes", "prisms")
-"""The grids with a disassembler (BurrTools' too): elsewhere the page says why it has none."""
-DESIGNED = ("cubes",)
-"""The grids `cpsolve design` works on."""
 ACTIONS = ("enumerate", "count", "solve", "estimate", "approx", "explain", "disassemble", "design")
 MAX_BODY = 4 * 1024 * 1024
 """Largest request body: a puzzle file is at most --max-file-bytes, and its editor model is not larger."""
@@ -164,8 +161,8 @@ async def state(bench: Workbench, request: Request) -> Response:
     if not bench.model_grids:
         bench.model_grids.update(await run_in_threadpool(_model_grids))
     grids = [{"name": g, "title": cpsolve.lattice(g).title, "libraries": list(cpsolve.shape_libraries(g)),
-              "kaenel": g in ("cubes", "rhombic", "tetra-octa"), "disassemble": g in TAKEN_APART,
-              "design": g in DESIGNED} for g in GRIDS]
+              "kaenel": g in ("cubes", "rhombic", "tetra-octa"), "disassemble": g in TAKEN_APART}
+             for g in GRIDS]
     return JSONResponse({"folder": bench.folder.root.name, "start": bench.start, "models": cpsolve.models(),
                          "model_grids": bench.model_grids, "grids": grids, "actions": list(ACTIONS),
                          "cores": limits.usable_cores(), "limits": bench.jobs.limits,

@@ -757,9 +757,11 @@
   $("save-dialog").addEventListener("close", () => { if ($("save-dialog").returnValue === "ok" && $("save-name").value.trim()) saveTo($("save-name").value.trim(), false); });
 
   // -- the grid: what the page offers on it ------------------------------------------------------------------
-  const LIB_LABEL = { "square-3": "3 balls in a square layer", "square-4": "4 balls in a square layer",
-    "square-5": "5 balls in a square layer (Kanoodle's)", "triangular-3": "3 balls in a triangular layer",
-    "triangular-4": "4 balls in a triangular layer", "triangular-5": "5 balls in a triangular layer" };
+  function libLabel(name) {  // a flat ball library (design.pieces.POOLS: square-balls-N, triangular-balls-N) in words
+    const m = /^(square|triangular)-balls-(\d+)$/.exec(name);
+    if (!m) return name;
+    return m[2] + (m[2] === "1" ? " ball" : " balls") + " in a " + m[1] + " layer" + (name === "square-balls-5" ? " (Kanoodle's)" : "");
+  }
   function gridChanged() {
     const g = grid(), info = g.info;
     shownGrid = g.name;
@@ -768,14 +770,11 @@
     fillLibraries();
     // what the grid cannot do is said where its button is, in words
     const noApart = info.disassemble ? "" : "BurrTools has no disassembler for the " + g.name + " grid either: assemblies there are counted, not taken apart";
-    const noDesign = info.design ? "" : "cpsolve design works on the cube grid only";
     $("o-disassemble").disabled = !info.disassemble;
     if (!info.disassemble) $("o-disassemble").checked = false;
     $("o-disassemble").closest("label").title = noApart || "enumerate --disassemble: each solution taken apart, its level";
-    const design = document.querySelector('[data-action="design"]');
-    design.disabled = !info.design; design.title = noDesign || "the fewest changes that leave exactly one solution (cpsolve design unique)";
-    $("grid-note").textContent = "On the " + g.title + " grid: " + [noApart, noDesign].filter(Boolean).join("; ") + ".";
-    $("grid-note").hidden = !noApart && !noDesign;
+    $("grid-note").textContent = "On the " + g.title + " grid: " + noApart + ".";
+    $("grid-note").hidden = !noApart;
     $("layer-hint").textContent = g.block > 1
       ? "Each square is one cube of " + g.block + "\u00d7" + g.block + "\u00d7" + g.block + " cells (" + g.unitCells([0, 0, 0]).length + " of them real): a click fills or empties the cube's cells; a half-filled square is a cube partly filled. Single cells: in 3-D."
       : g.balls ? "Balls in a checkerboard, seen from above: each layer's balls sit in the hollows of the layer below (faint)."
@@ -791,7 +790,7 @@
     const none = document.createElement("option"); none.value = ""; none.textContent = "add a piece from…"; sel.appendChild(none);
     const blocks = grid().block > 1 ? " (cubes as blocks)" : "";
     const shapes = group("shape libraries");
-    for (const l of info.libraries) opt(shapes, "lib:" + l, (LIB_LABEL[l] || l) + blocks);
+    for (const l of info.libraries) opt(shapes, "lib:" + l, libLabel(l) + blocks);
     if (info.kaenel) opt(shapes, "kaenel", "six-piece burr stick (Kaenel number)" + blocks);
     const models = group("pieces of a built-in model");
     for (const m of st.info.models) if ((st.info.model_grids[m] || "cubes") === info.name) opt(models, "model:" + m, m);
