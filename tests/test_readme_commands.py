@@ -103,6 +103,7 @@ EXCEPTIONS: dict[str, str] = {
     "pip install 'cpsolve[approx]'": "an install; the test extra CI installs holds the approx extra's packages",
     "python -X importtime": "a mention of Python's option; tests/test_startup.py runs it on the commands named",
     "pip install 'cpsolve[cluster]'": "CI installs dask through '.[test]'",
+    "pip install 'cpsolve[stl]'": "an install; the test extra CI installs holds manifold3d, the stl extra's package",
     "pip install '.[bench]'": "xcover, a peer for benchmarks/peers.py only",
     "pip install nbconvert": "an optional tool to renew the notebook's stored outputs",
     "python3 -m venv .venv && . .venv/bin/activate": "CI makes its own virtual environment (.ci/run)",
@@ -230,9 +231,9 @@ EXPECT: dict[str, list[str]] = {
         "2448 solutions in all, 612 up to rotation, 306 up to rotation and reflection"],
     "cpsolve enumerate kanoodle.xmpuzzle -q -w 1 --no-save": ["306 up to rotation and reflection",
                                                               "compare 306 (burrTxt)"],
-    "cpsolve enumerate ../shared/burrtools-examples/BallRoom.xmpuzzle -w 1 --no-save -q": [
+    "cpsolve enumerate BallRoom.xmpuzzle -w 1 --no-save -q": [
         "8 solutions in all, 2 up to rotation, 2 up to rotation and reflection", "compare 2 (burrTxt)"],
-    "cpsolve import ../shared/burrtools-examples/HexSticks.xmpuzzle --check -o hexsticks.yaml": [
+    "cpsolve import HexSticks.xmpuzzle --check -o hexsticks.yaml": [
         "33 stored assemblies checked"],
     "cpsolve solve hexagon-prism-8": ["z=0", "z=1"],
     "cpsolve disassemble hexagon-prism-8": ["comes apart, level "],
