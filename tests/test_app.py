@@ -255,10 +255,14 @@ def test_burrtools_examples_on_every_grid_round_trip(served: Server, tmp_path: P
 
 
 def test_the_grids_their_solids_libraries_and_new_puzzles(served: Server) -> None:
+    from cpsolve.analysis import disassembly
+    from cpsolve.app import server
+
     state = served.api("GET", "/api/state")
     grids = {g["name"]: g for g in state["grids"]}
     assert list(grids) == ["cubes", "prisms", "spheres", "rhombic", "tetra-octa"]
     assert [g for g, info in grids.items() if info["disassemble"]] == ["cubes", "prisms"]
+    assert server.TAKEN_APART == disassembly.TAKEN_APART  # the server's copy (it imports the public API only)
     assert state["model_grids"]["kanoodle-pyramid"] == "spheres" and state["model_grids"]["soma"] == "cubes"
     assert "hexiamonds" in grids["prisms"]["libraries"] and "square-balls-5" in grids["spheres"]["libraries"]
     for g in grids:

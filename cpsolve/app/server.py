@@ -35,7 +35,6 @@ from starlette.routing import Route
 import cpsolve
 from cpsolve import limits
 
-from ..analysis.disassembly import TAKEN_APART
 from ..errors import CpsolveError
 from .folder import PUZZLE_SUFFIXES, Folder
 from .guard import Guard, allowed_hosts
@@ -44,6 +43,9 @@ from .jobs import Jobs
 GRIDS = ("cubes", "prisms", "spheres", "rhombic", "tetra-octa")
 """The grids the editor draws: every grid cpsolve solves (BurrTools' five). What the page needs to draw a
 grid's cells comes from `cpsolve.grid_solids` (/api/grid)."""
+TAKEN_APART = ("cubes", "prisms")
+"""The grids with a disassembler (BurrTools' too): elsewhere the page says why it has none. The server sees
+only the public API, so this repeats `analysis.disassembly.TAKEN_APART` (tests/test_app.py checks they agree)."""
 ACTIONS = ("enumerate", "count", "solve", "estimate", "approx", "explain", "disassemble", "design")
 MAX_BODY = 4 * 1024 * 1024
 """Largest request body: a puzzle file is at most --max-file-bytes, and its editor model is not larger."""
