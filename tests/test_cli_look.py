@@ -106,7 +106,7 @@ def test_a_mistyped_model_gets_a_suggestion():
     one_line(run_cli("enumerate", "bedlm"), 2, "unknown model 'bedlm': did you mean bedlam?")
     one_line(run_cli("solve", "tetris-cub"), 2, "did you mean tetris-cube?")
     # nothing close: the list of built-in models
-    one_line(run_cli("enumerate", "zzzzzz"), 2, "not a built-in model (bedlam, ")
+    one_line(run_cli("enumerate", "zzzzzz"), 2, "not a built-in model (ball-tetrahedron-20, bedlam, ")
 
 
 def test_the_three_counts_read_the_same_in_every_command(tmp_path: Path):
