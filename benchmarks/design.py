@@ -311,7 +311,7 @@ def main() -> None:
               "2 workers; \"per second\" counts candidates (all, and those that reached the search).", "",
               "| demo | command | candidates | pruned | no solution | several | exactly one | seconds | per s | "
               "searched per s | first unique (s) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    tt = design.pool_from("tricubes,tetracubes")
+    tt, _ = design.pool_from("tricubes,tetracubes")
     finds_333: list[design.Verdict] = []
     for copies in (1, 2) if quick else (1, 2, 3):
         row, finds = pieces_row(f"3x3x3, tricubes + tetracubes, <= {copies} of each",

@@ -1,5 +1,5 @@
-"""How quickly the workbench's editor answers a click, drawing in a 125-cell container; writes
-results/workbench.md.
+"""How quickly the workbench's editor answers a click: in a 125-cell container of cubes, and in the
+55-ball square pyramid of spheres (the Kanoodle pyramid); writes results/workbench.md.
 
     python benchmarks/workbench.py
 
@@ -8,6 +8,10 @@ headless chromium (Debian's chromium and chromedriver, as the tests drive it: te
 clicks as a person would, through real input events: squares of the layer grid (each click empties or
 fills a cell, so the container goes 125 -> 124 -> 125 cells), and faces in the 3-D view (Shift-click the
 nearest corner cell's top face to empty it, click the top face of the cell below to fill it again).
+Then the same on the Kanoodle pyramid's container (55 balls: the 3-D view draws each ball with its own
+shading): balls of the middle layer in the layer view, and in 3-D the top ball Shift-clicked away and
+put back by a click on the side of a ball below it that faces it; and where BurrTools' HexSticks is in the
+shared examples, a cell of its container (2,256 rhombic tetrahedra) Shift-clicked away in 3-D and put back.
 For each click the page records the time from the input event to the end of its redraw (the layer
 grid, the 3-D view, the shapes list, the undo point) and to the next painted frame (`timed` in
 cpsolve/app/workbench.js). The goal (issue 38): a click redrawn within 50 ms.
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -32,6 +37,9 @@ from app_support import browser, wait_for, workbench  # type: ignore[import-not-
 from cpsolve.output.tables import stamp  # noqa: E402
 
 OUT = ROOT / "results" / "workbench.md"
+HEXSTICKS = next((p for p in [Path(os.environ.get("CPSOLVE_EXAMPLES") or ROOT.parent / "shared" / "burrtools-examples")
+                              / "HexSticks.xmpuzzle"] if p.exists()), None)
+"""BurrTools' HexSticks (../shared, or CPSOLVE_EXAMPLES): its container's row is left out without it."""
 COMMAND = "python benchmarks/workbench.py"
 GOAL_MS = 50.0
 PUZZLE = """name: box-5x5x5
@@ -54,38 +62,108 @@ def measure(clicks: int) -> dict[str, list[tuple[float, float]]]:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    out: dict[str, list[tuple[float, float]]] = {"layer grid": [], "3-D view": []}
+    out: dict[str, list[tuple[float, float]]] = {"cubes, layer grid": [], "cubes, 3-D view": [],
+                                                  "55-ball pyramid, layer grid": [], "55-ball pyramid, 3-D view": []}
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "box.yaml").write_text(PUZZLE, encoding="utf-8")
         with workbench(Path(tmp), "box.yaml") as server, browser() as driver:
             driver.get(server.url)
             wait_for(driver, "return document.body.dataset.ready && document.body.dataset.opened === 'box.yaml'")
             assert driver.execute_script("return cpsolveWorkbench.shape().cells.length") == 125
+            canvas = driver.find_element("css selector", "#editor3d")
+            done = 0
+
+            def click_at(point: list[float], shift: bool = False) -> None:
+                rect = driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                                             "return [r.left + r.width / 2, r.top + r.height / 2]", canvas)
+                chain = ActionChains(driver)
+                if shift:
+                    chain = chain.key_down(Keys.SHIFT)
+                dx, dy = int(point[0] - rect[0]), int(point[1] - rect[1])
+                chain = chain.move_to_element_with_offset(canvas, dx, dy).click()
+                if shift:
+                    chain = chain.key_up(Keys.SHIFT)
+                chain.perform()
+
+            def layer_clicks(where: str, cells: list[tuple[int, int]]) -> None:
+                nonlocal done
+                for x, y in cells:  # twice each: empty it, fill it
+                    for _ in range(2):
+                        driver.find_element("css selector", f'#grid .cell[data-x="{x}"][data-y="{y}"]').click()
+                        out[where].append(clicked(driver, done))
+                        done += 1
+
             driver.execute_script("document.getElementById('layer-up').click(); "
                                   "document.getElementById('layer-up').click()")  # the middle layer, z = 2
-            done = 0
-            for i in range(clicks):  # the layer grid: a square, twice (empty it, fill it)
-                x, y = i % 5, (i // 5) % 5
-                for _ in range(2):
-                    driver.find_element("css selector", f'#grid .cell[data-x="{x}"][data-y="{y}"]').click()
-                    out["layer grid"].append(clicked(driver, done))
-                    done += 1
-            canvas = driver.find_element("css selector", "#editor3d")
-            rect = driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
-                                         "return [r.left + r.width / 2, r.top + r.height / 2]", canvas)
+            layer_clicks("cubes, layer grid", [(i % 5, (i // 5) % 5) for i in range(clicks)])
             x, y = 4, 0  # the corner nearest the viewer: its cell and the one below show their tops unhidden
             for _ in range(clicks):  # 3-D: Shift-click the top face (empty the cell), click the face below (fill)
-                top = driver.execute_script("return cpsolveWorkbench.facePoint(arguments[0], [0, 0, 1])", [x, y, 4])
-                ActionChains(driver).key_down(Keys.SHIFT).move_to_element_with_offset(
-                    canvas, int(top[0] - rect[0]), int(top[1] - rect[1])).click().key_up(Keys.SHIFT).perform()
-                out["3-D view"].append(clicked(driver, done))
+                click_at(driver.execute_script("return cpsolveWorkbench.facePoint(arguments[0], [0, 0, 1])", [x, y, 4]),
+                         shift=True)
+                out["cubes, 3-D view"].append(clicked(driver, done))
                 done += 1
-                below = driver.execute_script("return cpsolveWorkbench.facePoint(arguments[0], [0, 0, 1])", [x, y, 3])
-                ActionChains(driver).move_to_element_with_offset(
-                    canvas, int(below[0] - rect[0]), int(below[1] - rect[1])).click().perform()
-                out["3-D view"].append(clicked(driver, done))
+                click_at(driver.execute_script("return cpsolveWorkbench.facePoint(arguments[0], [0, 0, 1])", [x, y, 3]))
+                out["cubes, 3-D view"].append(clicked(driver, done))
                 done += 1
                 assert driver.execute_script("return cpsolveWorkbench.shape().cells.length") == 125
+
+            # the Kanoodle pyramid: 55 balls in layers of 25, 16, 9, 4, 1
+            driver.execute_script("document.body.dataset.opened = ''")
+            driver.find_element("css selector", "#open").click()
+            wait_for(driver, "return document.querySelector('#open-models button')")
+            driver.execute_script("[...document.querySelectorAll('#open-models button')]"
+                                  ".find((b) => b.textContent === 'kanoodle-pyramid').click()")
+            wait_for(driver, "return document.body.dataset.opened === 'kanoodle-pyramid'")
+            balls = [tuple(c) for c in driver.execute_script("return cpsolveWorkbench.shape().cells")]
+            assert len(balls) == 55
+            for _ in range(2):
+                driver.execute_script("document.getElementById('layer-up').click()")
+            middle = [(c[0], c[1]) for c in balls if c[2] == 2]
+            layer_clicks("55-ball pyramid, layer grid", [middle[i % len(middle)] for i in range(clicks)])
+            top = next(c for c in balls if c[2] == 4)
+            below = [c for c in balls if c[2] == 3]
+            for _ in range(clicks):  # 3-D: Shift-click the top ball away, put it back from a ball below it
+                click_at(driver.execute_script("return cpsolveWorkbench.acrossPoint(arguments[0], arguments[1])",
+                                               list(top), [top[0], top[1], top[2] + 1]) or
+                         driver.execute_script("return cpsolveWorkbench.acrossPoint(arguments[0], arguments[1])",
+                                               list(top), [top[0] + 1, top[1], top[2] + 1]), shift=True)
+                out["55-ball pyramid, 3-D view"].append(clicked(driver, done))
+                done += 1
+                point = next(p for c in below for p in [driver.execute_script(
+                    "return cpsolveWorkbench.acrossPoint(arguments[0], arguments[1])", list(c), list(top))] if p)
+                click_at(point)
+                out["55-ball pyramid, 3-D view"].append(clicked(driver, done))
+                done += 1
+                assert driver.execute_script("return cpsolveWorkbench.shape().cells.length") == 55
+
+            if HEXSTICKS is None:
+                return out
+            # HexSticks: 2,256 rhombic tetrahedra; in 3-D one taken away and put back from a face of a neighbour
+            shutil.copy(HEXSTICKS, tmp)
+            driver.execute_script("document.body.dataset.opened = ''")
+            driver.find_element("css selector", "#open").click()
+            wait_for(driver, "return document.querySelector('#open-files button')")
+            driver.execute_script("[...document.querySelectorAll('#open-files button')]"
+                                  ".find((b) => b.firstChild.textContent === 'HexSticks.xmpuzzle').click()")
+            wait_for(driver, "return document.body.dataset.opened === 'HexSticks.xmpuzzle'")
+            where = "2,256 rhombic cells, 3-D view"
+            out[where] = []
+            faces = driver.execute_script("return cpsolveWorkbench.faces()")
+            face = next(f for f in reversed(faces) if f["across"] and driver.execute_script(
+                "return cpsolveWorkbench.acrossPoint(arguments[0], arguments[1])", f["cell"], f["across"]))
+            gone = face["cell"]
+            for _ in range(clicks):
+                click_at(driver.execute_script("return cpsolveWorkbench.acrossPoint(arguments[0], arguments[1])",
+                                               gone, face["across"]), shift=True)
+                out[where].append(clicked(driver, done))
+                done += 1
+                back = next(p for f in driver.execute_script("return cpsolveWorkbench.faces()") if f["across"] == gone
+                            for p in [driver.execute_script("return cpsolveWorkbench.acrossPoint(arguments[0], "
+                                                            "arguments[1])", f["cell"], gone)] if p)
+                click_at(back)
+                out[where].append(clicked(driver, done))
+                done += 1
+                assert driver.execute_script("return cpsolveWorkbench.shape().cells.length") == 2256
     return out
 
 
@@ -116,10 +194,13 @@ def main() -> None:
         f"Regenerate with `{COMMAND}` (written {stamp()}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
         f"when it started, {time.monotonic() - started:.0f} s).",
         "",
-        "Headless chromium (Debian's, through chromedriver) clicks in a 5x5x5 container (125 cells) of "
-        "`cpsolve app`: squares of the layer grid and faces in the 3-D view, each click emptying or filling a "
-        "cell. Milliseconds from the input event to the end of the page's redraw (layer grid, 3-D view, shapes "
-        "list, undo point), and to the next painted frame. The goal: under 50 ms.",
+        "Headless chromium (Debian's, through chromedriver) clicks in `cpsolve app`: in a 5x5x5 container of "
+        "cubes (125 cells), squares of the layer grid and faces in the 3-D view; in the Kanoodle pyramid's "
+        "container (55 balls), balls of its middle layer and, in 3-D, the top ball taken away and put back on "
+        "the side of a ball below it; in HexSticks' container (2,256 rhombic tetrahedra, where the shared "
+        "examples are), a cell taken away in 3-D and put back from a face of its neighbour. Each click empties "
+        "or fills a cell. Milliseconds from the input event to the end of the page's redraw (layer view, 3-D "
+        "view, shapes list, undo point), and to the next painted frame. The goal: under 50 ms.",
         "",
         "| where | clicks | redraw median | redraw p95 | redraw max | frame median | frame p95 | frame max |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",

@@ -1,12 +1,15 @@
 """Regenerate the workbench's screenshots in docs/images/ (docs/workbench.md shows them).
 
-    python docs/make_workbench_screenshots.py
+    python docs/make_workbench_screenshots.py [--grids]
 
 It starts `cpsolve app` in a temporary folder, drives the page in headless chromium (Debian's chromium
 and chromedriver, as the tests do: tests/app_support.py) and takes a picture of each part: Edit (the
 Soma cube's piece A, with the tetracube library), Run (a finished count, and a Bedlam enumeration
 caught half-way, then stopped), Browse (Soma's solutions, one exploded) and a burr's disassembly
-(PelikanBurr from ../shared/burrtools-examples, when it is there). Needs `pip install -e '.[test]'`.
+(PelikanBurr from ../shared/burrtools-examples, when it is there); then the other grids: the Kanoodle
+pyramid of balls (its second layer over the first, the library of flat ball pieces), a prism puzzle
+(hexagon-prism-8, a two-layer piece beside the hexiamonds) and the pyramid's solution in Browse, pulled
+apart (`--grids`: those three only). Needs `pip install -e '.[test]'`.
 """
 
 from __future__ import annotations
@@ -52,6 +55,12 @@ def tab(driver, name: str) -> None:
 
 def main() -> None:
     IMAGES.mkdir(exist_ok=True)
+    if "--grids" in sys.argv[1:]:  # the other grids' pictures only (no Bedlam run)
+        with tempfile.TemporaryDirectory() as tmp, workbench(Path(tmp)) as server, browser(size=SIZE) as driver:
+            driver.get(server.url)
+            wait_for(driver, "return document.body.dataset.ready")
+            other_grids(driver)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         burr = EXAMPLES / "PelikanBurr.xmpuzzle"
@@ -93,8 +102,14 @@ def main() -> None:
                        "s.dispatchEvent(new Event('change'))")
             wait_for(driver, "return document.getElementById('b-count').dataset.total === '240' && "
                              "document.getElementById('b-title').textContent.endsWith('solution 0')")
-            js(driver, "document.querySelector('#b-list li:nth-child(6)').click()")
-            wait_for(driver, "return document.getElementById('b-title').textContent.endsWith('solution 5')")
+            for _ in range(5):  # the list may be redrawn under the click (the stopped run's last reading)
+                js(driver, "document.querySelector('#b-list li:nth-child(6)').click()")
+                try:
+                    wait_for(driver, "return document.getElementById('b-title').textContent.endsWith('solution 5')",
+                             timeout=5)
+                    break
+                except AssertionError:
+                    continue
             js(driver, "const e = document.getElementById('explode'); e.value = '70'; "
                        "e.dispatchEvent(new Event('input')); document.getElementById('view')"
                        ".dispatchEvent(new WheelEvent('wheel', {deltaY: -350, cancelable: true}))")
@@ -113,6 +128,40 @@ def main() -> None:
                 shot(driver, "workbench-burr.png")
             else:
                 print(f"{burr} not found: workbench-burr.png left as it was", flush=True)
+            other_grids(driver)
+
+
+def other_grids(driver) -> None:
+    """The sphere grid and the prism grid in the editor, and a ball pyramid's solution in Browse."""
+    tab(driver, "edit")
+    open_file(driver, "kanoodle-pyramid", models=True)
+    js(driver, "document.getElementById('layer-up').click()")
+    js(driver, "const s = document.getElementById('library'); s.value = 'lib:square-balls-5'; "
+               "s.dispatchEvent(new Event('change'))")
+    wait_for(driver, "return document.getElementById('library-shapes').dataset.shown === 'lib:square-balls-5:12'")
+    shot(driver, "workbench-spheres.png")
+    open_file(driver, "hexagon-prism-8", models=True)
+    js(driver, "document.querySelector('#shapes li[data-shape=\"2\"]').click()")
+    js(driver, "const s = document.getElementById('library'); s.value = 'lib:hexiamonds'; "
+               "s.dispatchEvent(new Event('change'))")
+    wait_for(driver, "return document.getElementById('library-shapes').dataset.shown === 'lib:hexiamonds:12'")
+    js(driver, "document.getElementById('layer-up').click()")
+    shot(driver, "workbench-prisms.png")
+    # the pyramid solved, in Browse, pulled apart
+    open_file(driver, "kanoodle-pyramid", models=True)
+    tab(driver, "run")
+    driver.find_element("css selector", '[data-action="solve"]').click()
+    wait_for(driver, "return [...document.querySelectorAll('.run')].some((c) => c.dataset.state === 'done' && "
+                     "c.querySelector('strong').textContent.startsWith('solve kanoodle'))", timeout=120)
+    wait_for(driver, "return [...document.querySelectorAll('#b-source option')].some((o) => o.value === 'solve')")
+    tab(driver, "browse")
+    js(driver, "const s = document.getElementById('b-source'); s.value = 'solve'; s.dispatchEvent(new Event('change'))")
+    wait_for(driver, "return document.getElementById('stage').dataset.grid === 'spheres' && "
+                     "document.getElementById('status').dataset.boxes")
+    js(driver, "const e = document.getElementById('explode'); e.value = '16'; e.dispatchEvent(new Event('input')); "
+               "document.getElementById('view').dispatchEvent(new WheelEvent('wheel', {deltaY: -600, "
+               "cancelable: true}))")
+    shot(driver, "workbench-pyramid.png")
 
 
 if __name__ == "__main__":

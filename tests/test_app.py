@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
 
 import pytest
 from app_support import Server, workbench
-from conftest import run_cli
+from conftest import EXAMPLES, run_cli
 
 import cpsolve
 
+BT = Path(os.environ.get("CPSOLVE_BURRTOOLS_EXAMPLES", "/nonexistent"))
+"""BurrTools' own examples folder (Prisgon, FourPieceTetrahedron ... beside the shared ones), as tests/test_grids.py."""
 BAR = "name: bar\ncontainer: {box: [3, 1, 1]}\npieces: {I: {layers: [['###']]}}\n"
 
 
@@ -200,6 +203,106 @@ def test_the_yaml_round_trip_of_the_editor_model(served: Server) -> None:
         assert again.container == original.container and again.optional == original.optional
         assert again.container_colors == original.container_colors and again.color_rules == original.color_rules
         assert again.description == original.description and again.chain == original.chain
+
+
+def test_every_grid_round_trips_in_its_own_drawings(served: Server) -> None:
+    """The editor's model of the other grids' built-in models (and of BurrTools' examples, where they are)
+    written back is the same puzzle, on its grid, in the grid's readable forms: the square pyramid and the
+    tetrahedron of balls by their size, flat ball pieces as `square:` and `triangular:` drawings, prisms in
+    layers from a translation that keeps each triangle up or down."""
+    forms = {"kanoodle-pyramid": ("pyramid: 5", 'square: ["#..", "###"]'),
+             "ball-tetrahedron-20": ("tetrahedron: 4", 'triangular: ["# # #", " # #"]'),
+             "hexiamonds-6x6": ("grid: prisms", "layers:"), "hexagon-prism-8": ("grid: prisms", "layers:")}
+    for model, shown in forms.items():
+        opened = served.api("POST", "/api/open", {"model": model})
+        assert opened["editor"]["grid"] == cpsolve.load(model).grid
+        text = served.api("POST", "/api/yaml", {"model": opened["editor"]})
+        assert text["error"] is None, (model, text["error"])
+        assert all(s in text["yaml"] for s in shown), (model, text["yaml"][:600])
+        again, original = cpsolve.puzzle_from_yaml(text["yaml"]), cpsolve.load(model)
+        assert again.grid == original.grid and again.container == original.container
+        assert [(p.name, p.shape, p.count, p.color) for p in again.pieces] == \
+            [(p.name, p.shape, p.count, p.color) for p in original.pieces]
+        assert cpsolve.count(again) == cpsolve.count(original)
+    # pieces drawn anywhere (an up triangle moved by one column would turn into a down one)
+    hexagon = [[x, y, 0] for x in range(1, 4) for y in range(2)]
+    model = {"grid": "prisms", "name": "moved", "container": {"cells": hexagon},
+             "pieces": [{"name": "T", "cells": [[5, 3, 2], [6, 3, 2], [7, 3, 2]], "count": 2}]}
+    text = served.api("POST", "/api/yaml", {"model": model})
+    assert text["error"] is None, text["error"]
+    moved = cpsolve.puzzle_from_yaml(text["yaml"]).pieces[0].shape
+    assert moved == cpsolve.lattice("prisms").normalize([(5, 3, 2), (6, 3, 2), (7, 3, 2)])
+
+
+@pytest.mark.parametrize("name", ["BallRoom", "Bermuda", "HexSticks", "FourPieceTetrahedron", "Prisgon"])
+def test_burrtools_examples_on_every_grid_round_trip(served: Server, tmp_path: Path, name: str) -> None:
+    found = next((f / f"{name}.xmpuzzle" for f in (EXAMPLES, BT) if (f / f"{name}.xmpuzzle").exists()), None)
+    if found is None:
+        pytest.skip(f"{name}.xmpuzzle is in neither {EXAMPLES} nor CPSOLVE_BURRTOOLS_EXAMPLES")
+    shutil.copy(found, tmp_path)
+    for problem in range(len(cpsolve.source(str(found)).problems)):
+        opened = served.api("POST", "/api/open", {"path": f"{name}.xmpuzzle", "problem": problem})
+        text = served.api("POST", "/api/yaml", {"model": opened["editor"]})
+        assert text["error"] is None, (name, problem, text["error"])
+        original = cpsolve.load(found, problem)
+        saved = served.api("POST", "/api/save", {"path": f"again-{problem}.xmpuzzle", "yaml": text["yaml"]})
+        assert saved["bytes"] > 0  # and as BurrTools again, its gridType kept
+        for again in (cpsolve.puzzle_from_yaml(text["yaml"]), cpsolve.load(tmp_path / f"again-{problem}.xmpuzzle")):
+            assert again.grid == original.grid != "cubes"
+            assert again.container == original.container and again.optional == original.optional
+            assert [(p.name, p.shape, p.count, p.min_count) for p in again.pieces] == \
+                [(p.name, p.shape, p.count, p.min_count) for p in original.pieces]
+
+
+def test_the_grids_their_solids_libraries_and_new_puzzles(served: Server) -> None:
+    from cpsolve.analysis import disassembly
+    from cpsolve.app import server
+
+    state = served.api("GET", "/api/state")
+    grids = {g["name"]: g for g in state["grids"]}
+    assert list(grids) == ["cubes", "prisms", "spheres", "rhombic", "tetra-octa"]
+    assert [g for g, info in grids.items() if info["disassemble"]] == ["cubes", "prisms"]
+    assert server.TAKEN_APART == disassembly.TAKEN_APART  # the server's copy (it imports the public API only)
+    assert state["model_grids"]["kanoodle-pyramid"] == "spheres" and state["model_grids"]["soma"] == "cubes"
+    assert "hexiamonds" in grids["prisms"]["libraries"] and "square-balls-5" in grids["spheres"]["libraries"]
+    for g in grids:
+        assert served.api("GET", f"/api/grid?name={g}") == json.loads(json.dumps(cpsolve.grid_solids(g)))
+    hexiamonds = served.api("GET", "/api/library?name=hexiamonds&grid=prisms")["shapes"]
+    assert len(hexiamonds) == 12 and all(len(c) == 6 and {v[2] for v in c} == {0} for c in hexiamonds.values())
+    assert len(served.api("GET", "/api/library?name=square-balls-5&grid=spheres")["shapes"]) == 12
+    rhombic = served.api("GET", "/api/library?name=kaenel:1&grid=rhombic")["shapes"]
+    assert [len(c) for c in rhombic.values()] == [24 * 24]
+    for bad in ("name=pentacubes&grid=prisms", "name=kaenel:1&grid=spheres", "name=hexiamonds&grid=hexagons"):
+        status, _, body = served.request("GET", f"/api/library?{bad}")
+        assert status == 400 and (b"library" in body or b"grid" in body), bad
+    pyramid = served.api("POST", "/api/new", {"grid": "spheres", "form": "pyramid", "size": [5, 1, 1]})
+    assert sorted(map(tuple, pyramid["container"]["cells"])) == sorted(cpsolve.load("kanoodle-pyramid").container)
+    box = served.api("POST", "/api/new", {"grid": "tetra-octa", "form": "box", "size": [2, 1, 1]})
+    assert len(box["container"]["cells"]) == 2 * 5 and box["grid"] == "tetra-octa"
+    status, _, _ = served.request("POST", "/api/new", {"grid": "prisms", "form": "pyramid", "size": [3, 3, 3]})
+    assert status == 400
+    status, _, _ = served.request("POST", "/api/grid", {})
+    assert status == 405
+
+
+def test_a_ball_solution_is_shown_and_exported_as_balls(served: Server) -> None:
+    """What Browse shows and downloads of a solution on the sphere grid: balls in the viewer's data, no
+    disassembly (none exists there), the assembly's STL the balls joined (the volume of cpsolve's own)."""
+    from cpsolve.output.stl import read_binary_stl, volume
+
+    model = cpsolve.load("kanoodle-pyramid")
+    text = Path(model.origin or "").read_text(encoding="utf-8")
+    found = cpsolve.solve(model)
+    assert found is not None
+    body = {"pieces": {k: [list(c) for c in v] for k, v in found.pieces.items()}, "yaml": text}
+    view = served.api("POST", "/api/view", body)
+    assert view["grid"] == "spheres" and len(view["balls"]) == 55 and "steps" not in view
+    status, headers, stl = served.request("POST", "/api/export", {**body, "format": "stl"})
+    assert status == 200 and headers["content-type"] == "model/stl"
+    assert volume(read_binary_stl(stl)) == pytest.approx(volume(read_binary_stl(cpsolve.assembly_stl(found))))
+    assert volume(read_binary_stl(stl)) < 55 * 1000 * 0.75  # balls of 10 mm joined by rods, not 10 mm cubes
+    status, headers, png = served.request("POST", "/api/export", {**body, "format": "pieces-png"})
+    assert status == 200 and png[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 # --- runs ------------------------------------------------------------------------------------------------------

@@ -187,7 +187,8 @@ def test_pools() -> None:
     assert [len(design.polycubes(n)) for n in range(1, 6)] == [1, 1, 2, 8, 29]
     flat = {s for s in design.polycubes(5) if any(max(c[i] for c in s) == 0 for i in range(3))}
     assert set(design.pentominoes().values()) == flat and len(flat) == 12  # the twelve, each drawn once
-    pool = design.pool_from("tricubes,tetracubes")
+    pool, grid = design.pool_from("tricubes,tetracubes")
+    assert grid == "cubes"
     sets = list(design.candidates(pool, 27))
     assert len(sets) == 2 * 28  # one tricube and six of the eight tetracubes: 3 + 24 = 27
     assert all(sum(len(pool[n]) * k for n, k in s) == 27 for s in design.candidates(pool, 27, copies=2))
@@ -383,14 +384,15 @@ def test_mark_on_a_piece_with_copies_splits_one_copy_off() -> None:
 
 
 def test_design_unique_holes_with_optional_cells_agree_with_brute_force() -> None:
-    """Every hole and every pair of holes of two puzzles with spare volume, as files, against the pass."""
+    """Every hole and every pair of holes of three puzzles with spare volume, as files, against the pass
+    (the third on the prism grid, where the hole piece is one triangle, up or down)."""
     import itertools
 
     from cpsolve.analysis.design import holes, unique
     from cpsolve.analysis.design.files import puzzle_yaml
     from cpsolve.api import puzzle_from_yaml
 
-    for text, want in ((SPARE, (1, 4, 40)), (RANGED, (2, 8, 252))):
+    for text, want in ((SPARE, (1, 4, 40)), (RANGED, (2, 8, 252)), (PRISM_SPARE, (1, 3, 5))):
         puzzle = puzzle_from_yaml(text)
         report = unique.suggest_changes(puzzle, "hole", limit=10)
         assert (report.size, report.candidates, report.assemblies) == want
@@ -438,3 +440,95 @@ def test_design_unique_change_option_on_the_command_line(tmp_path: Path) -> None
     assert proc.returncode == 1 and proc.stdout.startswith("soma: holes cannot apply") and proc.stdout.count("\n") == 1
     proc = run_cli("design", "unique", "soma", "--change", "holes")
     assert proc.returncode == 2 and proc.stderr.startswith("cpsolve: error: --change: unknown change 'holes'")
+
+
+# ------------------------------------------------------------------------------------------ the other grids
+
+
+def test_grid_pools_are_the_flat_polyforms() -> None:
+    """Polyiamonds (one layer of prisms: turned over is a rotation, so free ones), balls in a square layer
+    (polyominoes) and in a triangular layer (polyhexes), counted as the published sequences (OEIS A000577,
+    A000105, A000228), each piece flat in its layer and on its grid."""
+    from cpsolve.errors import CpsolveError
+    from cpsolve.puzzle.grid import GRIDS
+
+    counts = {name: len(design.pool_from(name)[0]) for name in design.POOLS}
+    assert [counts[n] for n in ("moniamonds", "diamonds", "triamonds", "tetriamonds", "pentiamonds",
+                                "hexiamonds")] == [1, 1, 1, 3, 4, 12]
+    assert [counts[f"square-balls-{k}"] for k in range(1, 6)] == [1, 1, 2, 5, 12]
+    assert [counts[f"triangular-balls-{k}"] for k in range(1, 6)] == [1, 1, 3, 7, 22]
+    for name, (grid, _) in design.POOLS.items():
+        g = GRIDS[grid]
+        for shape in design.pool_from(name)[0].values():
+            assert g.check_cells(shape) is None and g.is_connected(shape), (name, shape)
+    with pytest.raises(CpsolveError, match="on different grids"):
+        design.pool_from("tricubes,triamonds")
+
+
+def test_design_pieces_on_the_prism_and_sphere_grids(tmp_path: Path) -> None:
+    """Sets of polyiamonds filling a 6x2 board of triangles, and of flat ball pieces filling the balls of a
+    3x3x2 box, in exactly one way: each file written says its grid and enumerates to one class."""
+    for pool, box, want in (("triamonds,tetriamonds,pentiamonds", "6x2x1", "prisms"),
+                            ("square-balls-2,square-balls-3,square-balls-4", "3x3x2", "spheres")):
+        out = tmp_path / f"{want}.jsonl"
+        proc = run_cli("design", "pieces", "--box", box, "--pool", pool, "--copies", "2", "--out", str(out),
+                       "--puzzles", str(tmp_path / want), "--json", "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        summary = json.loads(proc.stdout)
+        assert summary["unique"] >= 1 and summary["puzzle_files"] == min(20, summary["unique"])
+        for path in sorted((tmp_path / want).iterdir())[:3]:
+            assert f"grid: {want}" in path.read_text(encoding="utf-8")
+            got = run_cli("enumerate", str(path), "--json", "--no-save", "--quiet")
+            assert got.returncode == 0, got.stderr
+            assert json.loads(got.stdout)["unique_symmetry"] == 1
+
+
+@pytest.mark.parametrize("model, change", [("hexagon-prism-8", "fix"), ("hexiamonds-6x6", "mark"),
+                                           ("ball-tetrahedron-20", "fix"), ("ball-tetrahedron-20", "mark")])
+def test_design_unique_on_the_grids_is_proved_by_enumeration(model: str, change: str, tmp_path: Path) -> None:
+    """Fixes and marks on the prism and sphere grids: each suggestion's file says its grid, keeps every cell
+    of the grid's kind where it was (legal translations only), and enumerates to exactly one assembly."""
+    from cpsolve.puzzle.catalog import load
+
+    proc = run_cli("design", "unique", model, "--change", change, "--limit", "2", "--puzzles", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == 2
+    grid = load(model).grid
+    for path in files:
+        assert f"grid: {grid}" in path.read_text(encoding="utf-8")
+        got = run_cli("enumerate", str(path), "--json", "--no-save", "--quiet")
+        assert got.returncode == 0, got.stderr
+        assert json.loads(got.stdout)["total"] == 1
+
+
+PRISM_SPARE = """
+name: prism-spare
+grid: prisms
+container:
+  layers: [['####', '##++']]
+pieces:
+  a: {layers: [['####']]}
+  b: {layers: [['##']]}
+"""
+
+TETRA_SPARE = """
+name: tetra-spare
+grid: tetra-octa
+container:
+  layers: [['..#', '...', '#..'], ['...', '.#.', '...'], ['+..', '...', '..+']]
+pieces:
+  a: {cells: [[1, 1, 1], [2, 0, 0]]}
+  b: {cells: [[0, 0, 2]]}
+"""
+
+
+def test_design_unique_holes_refused_on_tetra_octa() -> None:
+    """On the tetra-octa grid holes are refused (two shapes of cell: no one hole piece stands for all);
+    holes on the prism grid are checked with the others above."""
+    from cpsolve.analysis.design import unique
+    from cpsolve.api import puzzle_from_yaml
+    from cpsolve.errors import CpsolveError
+
+    with pytest.raises(CpsolveError, match="holes are not searched on the tetra-octa grid"):
+        unique.suggest_changes(puzzle_from_yaml(TETRA_SPARE), "hole")

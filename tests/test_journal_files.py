@@ -466,7 +466,10 @@ def test_a_part_forged_done_is_a_damaged_journal_not_an_internal_error(run: Path
         path.write_bytes(original)
         (run / "s.jsonl").write_bytes(solutions)
         db = sqlite3.connect(path, isolation_level=None)
-        db.execute(f"UPDATE parts SET done = 1, weighted = 0, found = 0, nodes = 0 WHERE part = {part}")
+        # every count a finished part has (none is NULL there), made up so that the part's row passes its own
+        # checks and the run's totals cannot agree (a weight without its orbit): only the end-of-run check sees it
+        db.execute("UPDATE parts SET done = 1, weighted = 1, found = 1, rotations = 0, orbits = 0, classes = 0, "
+                   f"assemblies = 0, mirrors = 0, nodes = 0 WHERE part = {part}")
         db.execute("UPDATE meta SET value = ? WHERE key = 'digest'", (journal_module._digest(db),))
         db.close()
         proc = cli("enumerate", "soma", "--workers", "2", "-q", "--out", "s.jsonl", "--journal", "s.journal",

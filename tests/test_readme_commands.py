@@ -95,6 +95,7 @@ EXCEPTIONS: dict[str, str] = {
     "pip install 'cpsolve[approx]'": "an install; the test extra CI installs holds the approx extra's packages",
     "python -X importtime": "a mention of Python's option; tests/test_startup.py runs it on the commands named",
     "pip install 'cpsolve[cluster]'": "CI installs dask through '.[test]'",
+    "pip install 'cpsolve[stl]'": "an install; the test extra CI installs holds manifold3d, the stl extra's package",
     "pip install '.[bench]'": "xcover, a peer for benchmarks/peers.py only",
     "pip install nbconvert": "an optional tool to renew the notebook's stored outputs",
     "python3 -m venv .venv && . .venv/bin/activate": "CI makes its own virtual environment (.ci/run)",

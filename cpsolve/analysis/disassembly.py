@@ -806,10 +806,15 @@ class TooManyStates(Exception):
         self.states = states
 
 
+TAKEN_APART: tuple[str, ...] = ("cubes", "prisms")
+"""The grids with a disassembler: BurrTools has one only for cubes and triangular prisms
+(`gridType_c::getCapabilities`), and so has cpsolve; on the others assemblies are counted, not taken apart
+(the page drops their pieces in, the workbench says why)."""
+
+
 def check_grid(grid: str) -> None:
-    """Refuse, in one line, to take apart an assembly on a grid without a disassembler: BurrTools has one
-    only for cubes and triangular prisms (`gridType_c::getCapabilities`), and so has cpsolve."""
-    if grid in ("cubes", "prisms"):
+    """Refuse, in one line, to take apart an assembly on a grid without a disassembler (not in TAKEN_APART)."""
+    if grid in TAKEN_APART:
         return
     raise CpsolveError(f"BurrTools has no disassembler for the {grid} grid either: assemblies there are counted, "
                        "not taken apart", field="grid")

@@ -12,12 +12,13 @@ them together, as the command line, `cpsolve/cli/`, does). Errors are raised as 
 Counts(total=11520, unique_rotation=480, unique_symmetry=240)
 
 One module per part, each importing only those before it in this list (tests/test_layers.py checks
-that no two modules import each other, even lazily): `common` (what they share), `results` (Solution,
-Counts, Result), `solving` (preparing a puzzle, `solve`), `running` (`run`, `count`), `iteration`
-(`enumerate`), `burrtools` (BurrTools files, external solvers, backends), `sources` (`load`, `source`,
-solutions files), `approx` (approximate counts, `sample`), `comparing` (`compare`, `report`),
-`exporting`, `pictures` (`disassemble`, `draw`, `page`), `explaining`, `journals` (`estimate`,
-`read_journal`), `design`, and `display`.
+that no two modules import each other, even lazily): `common` (what they share), `grids` (the grids by
+name, their cells as solids, their shape libraries), `results` (Solution, Counts, Result), `solving`
+(preparing a puzzle, `solve`), `running` (`run`, `count`), `iteration` (`enumerate`), `burrtools`
+(BurrTools files, external solvers, backends), `sources` (`load`, `source`, solutions files), `approx`
+(approximate counts, `sample`), `comparing` (`compare`, `report`), `exporting`, `pictures`
+(`disassemble`, `draw`, `page`), `explaining`, `journals` (`estimate`, `read_journal`), `design`, and
+`display`.
 
 In a notebook, puzzles, solutions and results show themselves: a solution as its picture
 (`_repr_png_`) and as the 3-D page (`_repr_html_`, self-contained, in an iframe), a puzzle as its
@@ -43,6 +44,7 @@ from .design import Suggestion, UniqueDesign, design_pieces, design_snakes, desi
 from .display import _install_display
 from .explaining import Explanation, explain
 from .exporting import export
+from .grids import grid_solids, lattice, shape_libraries
 from .iteration import Enumeration, enumerate
 from .journals import Estimate, estimate, read_journal
 from .pictures import assembly_stl, disassemble, draw, page, view_data
@@ -97,7 +99,9 @@ __all__ = [
     "estimate",
     "explain",
     "export",
+    "grid_solids",
     "import_xmpuzzle",
+    "lattice",
     "load",
     "models",
     "page",
@@ -112,6 +116,7 @@ __all__ = [
     "run",
     "sample",
     "schema",
+    "shape_libraries",
     "shapes",
     "solve",
     "source",

@@ -108,7 +108,9 @@ def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes"
                   progress: Callable[[str], object] | None = None) -> dict[str, object]:
     """Piece sets from a pool that fill a box (or each of several, "3x3x3,2x2x5") in exactly one way
     (`cpsolve design pieces`). `pool` names pools (monocubes, dicubes, tricubes, tetracubes, pentacubes,
-    pentominoes) or is a puzzle whose pieces make the pool. One JSON line per candidate set in
+    pentominoes on cubes; moniamonds to heptiamonds on prisms; square-balls-N and triangular-balls-N, N = 1 to
+    5, on spheres: `analysis.design.pieces.POOLS`) or is a puzzle whose pieces make the pool; the box holds
+    the cells of the pool's grid. One JSON line per candidate set in
     `out` (default `pieces.design.jsonl`), the unique ones as puzzle files in `puzzles`; `timeout` is
     per candidate. Returns the summary (`--json`).
 
@@ -121,8 +123,11 @@ def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes"
     from ..output.files import LineFile, check_destination
 
     boxes = [parse_box(b, max_cells=None) for b in box.split(",") if b.strip()]
-    shapes = design.pool_from(pool) if isinstance(pool, str) else {p.name: p.shape for p in pool.pieces}
-    design.check_limits(boxes, shapes)
+    if isinstance(pool, str):
+        shapes, grid = design.pool_from(pool)
+    else:
+        shapes, grid = {p.name: p.shape for p in pool.pieces}, pool.grid
+    design.check_limits(boxes, shapes, grid)
     pool_text = pool if isinstance(pool, str) else pool.origin or pool.name
     path = Path(out) if out is not None else Path("pieces.design.jsonl")
     folder = None if puzzles is None else Path(puzzles)
@@ -134,8 +139,8 @@ def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes"
     written = 0
     sink = LineFile(path)  # emptied when the first candidate is judged, not before
     try:
-        for verdict in design.search(design.jobs(boxes, shapes, copies), shapes, backend=backend, workers=workers,
-                                     timeout=timeout):
+        for verdict in design.search(design.jobs(boxes, shapes, copies, grid=grid), shapes, backend=backend,
+                                     workers=workers, timeout=timeout, grid=grid):
             counts["candidates"] += 1
             counts[verdict.status] += 1
             sink.write(json.dumps(verdict.as_json()) + "\n")
@@ -144,7 +149,7 @@ def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes"
                 if folder is not None and written < max_files:
                     name = f"unique-{'x'.join(map(str, verdict.box))}-{counts['unique']}"
                     source = f"cpsolve design pieces --box {box} --pool {pool_text} --copies {copies}"
-                    _write_puzzle_file(folder, f"{name}.yaml", design.puzzle_text(verdict, shapes, name, source),
+                    _write_puzzle_file(folder, f"{name}.yaml", design.puzzle_text(verdict, shapes, name, source, grid),
                                        [*inputs, (path, "the --out file")])
                     written += 1
             if progress is not None:

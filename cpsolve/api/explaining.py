@@ -241,6 +241,15 @@ def explain(
         puzzle = what.puzzle
         if puzzle is not None and puzzle.kind == "chain":
             raise CpsolveError("a chain puzzle has no pieces to slide apart", where=what.name)
+        if puzzle is not None and puzzle.grid != "cubes":  # the analysis of what blocks what slides cubes
+            from ..analysis.disassembly import check_grid
+
+            try:
+                check_grid(puzzle.grid)
+            except CpsolveError as exc:
+                raise exc.located(what.name) from None
+            raise CpsolveError(f"explain takes assemblies apart on the cube grid only; on the {puzzle.grid} grid "
+                               "`cpsolve disassemble` takes them apart", where=what.name, field="grid")
         left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
         report = explain_assembly(what.name, what.pieces, tuple(puzzle.groups) if puzzle is not None else (),
                                   timeout=left, max_states=max_states)

@@ -98,5 +98,5 @@ def _stl(puzzle: Puzzle, unit: float, clearance: float) -> dict[str, bytes]:
         raise CpsolveError(f"{unit:g} mm cubes make a piece {longest:g} mm long, beyond the {FLOAT32_MAX:.3g} mm "
                            "that STL's 32-bit numbers hold", field="unit")
     names = file_names([(p.name, p.count) for p in puzzle.pieces])
-    return {file: binary_stl(p.name, piece_triangles(puzzle.grid, p.shape, unit, clearance), p.count)
+    return {file: binary_stl(p.name, piece_triangles(puzzle.grid, p.shape, unit, clearance, p.name), p.count)
             for file, p in zip(names, puzzle.pieces, strict=True)}

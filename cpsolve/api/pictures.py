@@ -17,6 +17,7 @@ from .results import Solution
 
 if TYPE_CHECKING:
     from ..analysis.disassembly import Disassembly
+    from ..output.scene import Step
 
 
 def disassemble(solution: Solution, *, max_states: int | None = None) -> Disassembly:
@@ -34,7 +35,7 @@ def disassemble(solution: Solution, *, max_states: int | None = None) -> Disasse
     if solution.puzzle is not None and solution.puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=solution.name)
     try:
-        check_grid(solution.puzzle.grid if solution.puzzle is not None else "cubes")
+        check_grid(_grid(solution.puzzle))
         return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states,
                           grid=_grid(solution.puzzle))
     except TooManyStates as exc:
@@ -159,15 +160,17 @@ def view_data(solutions: Solution | Sequence[Solution], *, title: str | None = N
     >>> len(data["cells"]), len(data["pieces"])
     (27, 7)
     """
+    from ..analysis.disassembly import TAKEN_APART
     from ..output.page import interlocked_steps, page_data
 
     chosen = _shown(solutions)
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
     puzzle = chosen[0].puzzle
-    steps = {}
-    if disassembly and (puzzle is None or puzzle.kind != "chain"):
-        for i, s in builtins.enumerate(chosen):
-            found = interlocked_steps(s.pieces)
+    grid = _grid(puzzle)
+    steps: dict[int, list[Step]] = {}
+    if disassembly and (puzzle is None or puzzle.kind != "chain") and grid in TAKEN_APART:
+        for i, s in builtins.enumerate(chosen):  # elsewhere there is no disassembler: the page drops pieces in
+            found = interlocked_steps(s.pieces, grid)
             if found:
                 steps[i] = found
     return page_data(records, puzzle, title=chosen[0].name if title is None else title, steps=steps)
@@ -181,12 +184,13 @@ def assembly_stl(solution: Solution, *, unit: float = 10.0, clearance: float = 0
     >>> int.from_bytes(stl[80:84], "little")  # triangles: 2 per outer face, 14 faces for V, 18 for the others
     244
     """
-    from ..output.stl import binary_stl, triangles
+    from ..output.stl import binary_stl, piece_triangles
 
     if not (math.isfinite(unit) and unit > 0):
         raise CpsolveError(f"the cube size must be a finite number of mm > 0, not {unit:g}", field="unit")
     if not (math.isfinite(clearance) and 0 <= clearance * 2 < unit):
         raise CpsolveError(f"clearance {clearance:g} mm does not fit a {unit:g} mm cube", field="clearance")
     _check_drawable(solution)
-    tris = [t for cells in solution.pieces.values() for t in triangles(cells, unit, clearance)]
+    grid = _grid(solution.puzzle)
+    tris = [t for label, cells in solution.pieces.items() for t in piece_triangles(grid, cells, unit, clearance, label)]
     return binary_stl(f"{solution.name} assembled", tris)

@@ -583,8 +583,9 @@ def schema() -> dict[str, object]:
 
 def puzzle_yaml(data: Mapping[str, object]) -> str:
     """A puzzle file's data (the schema's keys, as `yaml.safe_load` gives them) as the YAML text cpsolve
-    writes (`cpsolve import`): drawings one layer per line, cell lists and pieces on one line. Nothing
-    is checked here: `puzzle_from_yaml` of the text checks it as any file.
+    writes (`cpsolve import`): drawings one layer per line (a flat ball piece's `square:` or `triangular:`
+    rows on one line), cell lists and pieces on one line. Nothing is checked here: `puzzle_from_yaml` of
+    the text checks it as any file.
 
     >>> print(cpsolve.puzzle_yaml({"name": "bar", "container": {"box": [3, 1, 1]},
     ...                            "pieces": {"I": {"layers": [["###"]]}}}), end="")
@@ -596,13 +597,15 @@ def puzzle_yaml(data: Mapping[str, object]) -> str:
         layers:
         - ["###"]
     """
-    from ..puzzle.writer import Line, drawing, puzzle_text
+    from ..puzzle.writer import Line, Row, drawing, puzzle_text
 
     def shaped(value: object, key: str = "") -> object:
         if isinstance(value, Mapping):
             return {k: shaped(v, str(k)) for k, v in value.items()}
         if key == "layers" and isinstance(value, list) and all(isinstance(layer, list) for layer in value):
             return drawing(value)
+        if key in ("square", "triangular") and isinstance(value, list) and all(isinstance(r, str) for r in value):
+            return Line(Row(row) for row in value)  # a flat ball piece's rows, quoted alike as a layer's
         if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
             return Line(value)
         if isinstance(value, list):
@@ -614,20 +617,30 @@ def puzzle_yaml(data: Mapping[str, object]) -> str:
     return puzzle_text(shown)
 
 
-def shapes(library: str) -> dict[str, tuple[Cell, ...]]:
+def shapes(library: str, *, grid: str = "cubes") -> dict[str, tuple[Cell, ...]]:
     """Named shapes of a library, for drawing pieces from: "monocubes" to "pentacubes" (every polycube
     of that size up to rotation and reflection, named 4a, 4b, ...), "pentominoes" (Golomb's letters),
     or "kaenel:N,M,..." (six-piece burr sticks by their Kaenel numbers, 1 the solid stick).
+
+    On another `grid`: "moniamonds" to "heptiamonds" (polyiamonds, one layer of prisms), "square-balls-N" and
+    "triangular-balls-N", N = 1 to 5 (flat ball pieces in a square or a triangular layer of spheres), or on
+    the rhombic and tetra-octa grids the cube libraries with each cube made the block of cells it becomes,
+    as BurrTools' converter makes it (`shape_libraries(grid)` lists them). They are the pools of `cpsolve
+    design pieces`.
 
     >>> len(cpsolve.shapes("tetracubes")), len(cpsolve.shapes("pentacubes"))
     (8, 29)
     >>> len(cpsolve.shapes("kaenel:1")["kaenel-1"])
     24
+    >>> len(cpsolve.shapes("hexiamonds", grid="prisms")), len(cpsolve.shapes("square-balls-5", grid="spheres"))
+    (12, 12)
+    >>> len(cpsolve.shapes("tricubes", grid="rhombic")["3a"])  # 3 cubes of 24 rhombic cells
+    72
     """
-    from ..analysis.design.pieces import pool_from
     from ..puzzle.kaenel import kaenel_stick
+    from .grids import grid_shapes
 
-    if library.startswith("kaenel:"):
+    if grid == "cubes" and library.startswith("kaenel:"):
         out: dict[str, tuple[Cell, ...]] = {}
         for text in library.removeprefix("kaenel:").split(","):
             try:
@@ -636,4 +649,4 @@ def shapes(library: str) -> dict[str, tuple[Cell, ...]]:
                 raise CpsolveError(str(exc) if text.strip().lstrip("-").isdigit() else
                                    f"a Kaenel number is a whole number, not {text!r}", field="library") from None
         return out
-    return {name: tuple(shape) for name, shape in pool_from(library).items()}
+    return grid_shapes(library, grid, shapes)

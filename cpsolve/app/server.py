@@ -40,10 +40,12 @@ from .folder import PUZZLE_SUFFIXES, Folder
 from .guard import Guard, allowed_hosts
 from .jobs import Jobs
 
-GRIDS = ("cube",)
-"""The grids the editor draws. The data it exchanges names its grid, so that others slot in (see
-docs/workbench.md, "Grids")."""
-LIBRARIES = ("monocubes", "dicubes", "tricubes", "tetracubes", "pentacubes", "pentominoes")
+GRIDS = ("cubes", "prisms", "spheres", "rhombic", "tetra-octa")
+"""The grids the editor draws: every grid cpsolve solves (BurrTools' five). What the page needs to draw a
+grid's cells comes from `cpsolve.grid_solids` (/api/grid)."""
+TAKEN_APART = ("cubes", "prisms")
+"""The grids with a disassembler (BurrTools' too): elsewhere the page says why it has none. The server sees
+only the public API, so this repeats `analysis.disassembly.TAKEN_APART` (tests/test_app.py checks they agree)."""
 ACTIONS = ("enumerate", "count", "solve", "estimate", "approx", "explain", "disassemble", "design")
 MAX_BODY = 4 * 1024 * 1024
 """Largest request body: a puzzle file is at most --max-file-bytes, and its editor model is not larger."""
@@ -68,6 +70,7 @@ class Workbench:
     jobs: Jobs
     cache: dict[str, Listing] = field(default_factory=dict)
     reading: threading.Lock = field(default_factory=threading.Lock)
+    model_grids: dict[str, str] = field(default_factory=dict)
 
 
 def create_app(folder: Folder, start: dict[str, Any], token: str, host: str, port: int) -> Guard:
@@ -95,6 +98,8 @@ def create_app(folder: Folder, start: dict[str, Any], token: str, host: str, por
         route("/static/{name}", static, ["GET"]),
         route("/favicon.ico", favicon, ["GET"]),
         route("/api/state", state, ["GET"]),
+        route("/api/grid", grid, ["GET"]),
+        route("/api/new", new_puzzle, ["POST"]),
         route("/api/files", listing, ["GET"]),
         route("/api/open", open_file, ["POST"]),
         route("/api/parse", parse, ["POST"]),
@@ -155,10 +160,35 @@ async def favicon(bench: Workbench, request: Request) -> Response:
 
 
 async def state(bench: Workbench, request: Request) -> Response:
+    if not bench.model_grids:
+        bench.model_grids.update(await run_in_threadpool(_model_grids))
+    grids = [{"name": g, "title": cpsolve.lattice(g).title, "libraries": list(cpsolve.shape_libraries(g)),
+              "kaenel": g in ("cubes", "rhombic", "tetra-octa"), "disassemble": g in TAKEN_APART}
+             for g in GRIDS]
     return JSONResponse({"folder": bench.folder.root.name, "start": bench.start, "models": cpsolve.models(),
-                         "libraries": list(LIBRARIES), "grids": list(GRIDS), "actions": list(ACTIONS),
+                         "model_grids": bench.model_grids, "grids": grids, "actions": list(ACTIONS),
                          "cores": limits.usable_cores(), "limits": bench.jobs.limits,
                          "version": cpsolve.__version__})
+
+
+def _model_grids() -> dict[str, str]:
+    """Each built-in model's grid (the libraries offer a model's pieces on its own grid); a model over this
+    server's limits is left out."""
+    out = {}
+    for model in cpsolve.models():
+        try:
+            out[model] = cpsolve.load(model).grid
+        except CpsolveError:
+            continue
+    return out
+
+
+async def grid(bench: Workbench, request: Request) -> Response:
+    """A grid's cells as solids in space (`cpsolve.grid_solids`): the page draws and clicks any cell from it."""
+    name = request.query_params.get("name", "")
+    if name not in GRIDS:
+        raise CpsolveError(f"unknown grid {name[:40]!r} (known: {', '.join(GRIDS)})", field="grid")
+    return JSONResponse(await run_in_threadpool(cpsolve.grid_solids, name))
 
 
 async def listing(bench: Workbench, request: Request) -> Response:
@@ -229,10 +259,11 @@ def editor_model(puzzle: cpsolve.Puzzle, data: Mapping[str, Any]) -> dict[str, A
     (`keep`: description, source, reference, rules, groups...) to be written back as it was."""
     if puzzle.kind == "chain":  # not drawn: its file is kept whole (edited in the YAML pane)
         whole = {k: v for k, v in data.items() if k not in ("name", "grid")}
-        return {"grid": "cube", "name": puzzle.name, "kind": "chain", "container": None, "pieces": [], "keep": whole}
+        return {"grid": puzzle.grid, "name": puzzle.name, "kind": "chain", "container": None, "pieces": [],
+                "keep": whole}
     keep = {k: v for k, v in data.items() if k not in ("name", "container", "pieces", "grid")}
     return {
-        "grid": "cube",
+        "grid": puzzle.grid,
         "name": puzzle.name,
         "kind": "pieces",
         "container": {"cells": [list(c) for c in puzzle.container], "optional": [list(c) for c in puzzle.optional],
@@ -244,24 +275,36 @@ def editor_model(puzzle: cpsolve.Puzzle, data: Mapping[str, Any]) -> dict[str, A
 
 
 def file_data(model: Mapping[str, Any]) -> dict[str, Any]:
-    """The editor's model as a puzzle file's data (drawings, as BurrTools users read them)."""
-    if model.get("grid", "cube") not in GRIDS:
-        raise CpsolveError(f"grid {str(model.get('grid'))[:40]!r}: the workbench draws {', '.join(GRIDS)}",
-                           field="grid")
+    """The editor's model as a puzzle file's data, drawn as a person reads it on its grid: z-layers of
+    rows (`#`, `+` optional, `.`); on the sphere grid a square pyramid or a tetrahedron of balls by its
+    size, and a flat piece as the `square:` or `triangular:` drawing of its layer."""
+    grid = str(model.get("grid") or "cubes")
+    if grid not in GRIDS:
+        raise CpsolveError(f"unknown grid {grid[:40]!r} (known: {', '.join(GRIDS)})", field="grid")
+    lattice = cpsolve.lattice(grid)
     keep = dict(model.get("keep") or {})
     data: dict[str, Any] = {"name": str(model.get("name") or "untitled")}
     for k in ("description", "source", "kind"):
         if k in keep:
             data[k] = keep.pop(k)
+    if grid != "cubes":
+        data["grid"] = grid
     if model.get("kind") == "chain":
         return {**data, **keep}
     container = model.get("container") or {}
     cells = _cells(container.get("cells"), "container")
     optional = set(_cells(container.get("optional"), "container.optional")) & set(cells)
-    spec: dict[str, Any] = {"layers": _drawing({c: "+" if c in optional else "#" for c in cells}, origin=True)}
     colours = _colour_lists(container.get("colors"), "container.colors")
-    if colours:
-        spec["cell_colors"] = colours
+    spec: dict[str, Any] = {}
+    if grid == "spheres" and not optional and not colours:
+        spec = _ball_pyramid(cells)
+    if not spec:
+        low = [min((c[a] for c in cells), default=0) for a in range(3)]
+        dx, dy, dz = lattice.shift_for((min(low[0], 0), min(low[1], 0), min(low[2], 0))) if min(low) < 0 else (0, 0, 0)
+        drawn = {(c[0] + dx, c[1] + dy, c[2] + dz): "+" if c in optional else "#" for c in cells}
+        spec = {"layers": _drawing(drawn)}
+        if colours:
+            spec["cell_colors"] = {k: [[c[0] + dx, c[1] + dy, c[2] + dz] for c in cs] for k, cs in colours.items()}
     data["container"] = spec
     pieces: dict[str, Any] = {}
     for i, piece in enumerate(model.get("pieces") or []):
@@ -269,9 +312,12 @@ def file_data(model: Mapping[str, Any]) -> dict[str, Any]:
         if name in pieces:
             raise CpsolveError(f"two pieces are named {name!r}", field="pieces")
         shape = _cells(piece.get("cells"), f"pieces.{name}")
-        lo = [min((c[a] for c in shape), default=0) for a in range(3)]
-        moved = {(c[0] - lo[0], c[1] - lo[1], c[2] - lo[2]) for c in shape}
-        entry: dict[str, Any] = {"layers": _drawing(dict.fromkeys(moved, "#"))}
+        dx, dy, dz = lattice.shift_of(shape) if shape else (0, 0, 0)  # a translation that keeps the grid
+        moved = sorted((c[0] + dx, c[1] + dy, c[2] + dz) for c in shape)
+        marks = {name_: [[c[0] + dx, c[1] + dy, c[2] + dz] for c in cs]
+                 for name_, cs in _colour_lists(piece.get("colors"), f"pieces.{name}.colors").items()}
+        entry: dict[str, Any] = (_flat_balls(moved) if grid == "spheres" and not marks else {}) or \
+            {"layers": _drawing(dict.fromkeys(moved, "#"))}
         low, high = piece.get("min"), _int(piece.get("count") or 1, f"pieces.{name}.count")
         if low is not None and _int(low, f"pieces.{name}.min") != high:
             entry["count"] = {"min": int(low), "max": high}
@@ -279,13 +325,58 @@ def file_data(model: Mapping[str, Any]) -> dict[str, Any]:
             entry["count"] = high
         if piece.get("color"):
             entry["color"] = str(piece["color"])
-        marks = {name_: [[c[0] - lo[0], c[1] - lo[1], c[2] - lo[2]] for c in cs]
-                 for name_, cs in _colour_lists(piece.get("colors"), f"pieces.{name}.colors").items()}
         if marks:
             entry["cell_colors"] = marks
         pieces[name] = entry
     data["pieces"] = pieces
     return {**data, **keep}
+
+
+def _ball_pyramid(cells: list[tuple[int, int, int]]) -> dict[str, Any]:
+    """`pyramid: n` or `tetrahedron: n` when the balls are exactly those the loader builds for it (where it
+    builds them: a container keeps its place), else nothing."""
+    count = len(cells)
+    for form in ("pyramid", "tetrahedron"):
+        n = next((k for k in range(1, 40) if _balls_in(form, k) >= count), 0)
+        if n and _balls_in(form, n) == count:
+            built = cpsolve.puzzle_from_dict({"name": "probe", "grid": "spheres", "container": {form: n},
+                                              "pieces": {"A": {"cells": [[0, 0, 0]], "count": count}}})
+            if set(built.container) == set(cells):
+                return {form: n}
+    return {}
+
+
+def _balls_in(form: str, n: int) -> int:
+    """The balls of a square pyramid n x n at the base, or of a tetrahedron n on each edge."""
+    return n * (n + 1) * (2 * n + 1) // 6 if form == "pyramid" else n * (n + 1) * (n + 2) // 6
+
+
+def _flat_balls(cells: list[tuple[int, int, int]]) -> dict[str, Any]:
+    """A sphere-grid piece lying in one square layer (z constant) as its `square:` drawing, or in the
+    triangular layer x - y - z = constant as its `triangular:` one (the loader's own reading of them:
+    column c of row r is the ball (c + r, c - r, 0), resp. (a + r, a, r) for column t = 2a + r); else
+    nothing (the piece is drawn in layers). The translations used keep the grid (even sums)."""
+    if not cells:
+        return {}
+    if len({c[2] for c in cells}) == 1:
+        spots = {((c[0] + c[1]) // 2, (c[0] - c[1]) // 2) for c in cells}  # (column, row); x + y is even here
+    elif len({c[0] - c[1] - c[2] for c in cells}) == 1:
+        spots = {(2 * c[1] + c[2], c[2]) for c in cells}  # (column t, row r)
+        low_r = min(r for _, r in spots)
+        low_t = min(t - low_r for t, r in spots)
+        low_t -= low_t % 2  # whole steps of (1, 1, 0): columns move by 2
+        spots = {(t - low_t - low_r, r - low_r) for t, r in spots}
+        return {"triangular": _ball_rows(spots, " ")}
+    else:
+        return {}
+    low_c, low_r = min(c for c, _ in spots), min(r for _, r in spots)
+    return {"square": _ball_rows({(c - low_c, r - low_r) for c, r in spots}, ".")}
+
+
+def _ball_rows(spots: set[tuple[int, int]], blank: str) -> list[str]:
+    width, height = max(c for c, _ in spots) + 1, max(r for _, r in spots) + 1
+    return ["".join("#" if (c, r) in spots else blank for c in range(width)).rstrip() or blank
+            for r in range(height)]
 
 
 def _int(value: object, where: str) -> int:
@@ -322,16 +413,15 @@ def _colour_lists(value: object, where: str) -> dict[str, list[list[int]]]:
     return out
 
 
-def _drawing(cells: Mapping[tuple[int, int, int], str], origin: bool = False) -> list[list[str]]:
-    """z-layers of rows of x (`#`, `+`, `.`), from (0, 0, 0) when `origin` (a container keeps its place)."""
+def _drawing(cells: Mapping[tuple[int, int, int], str]) -> list[list[str]]:
+    """z-layers of rows of x (`#`, `+`, `.`) from (0, 0, 0): the cells are where the drawing puts them (on
+    the other grids, a drawing that started at the cells' lowest corner would move them by a translation
+    that need not keep the grid: an up triangle made a down one)."""
     if not cells:
         return [["."]]
-    lo = [0, 0, 0] if origin else [min(c[a] for c in cells) for a in range(3)]
-    if any(c[a] < lo[a] for c in cells for a in range(3)):
-        lo = [min(min(c[a] for c in cells), 0) for a in range(3)]
     hi = [max(c[a] for c in cells) for a in range(3)]
-    return [["".join(cells.get((x, y, z), ".") for x in range(lo[0], hi[0] + 1)) for y in range(lo[1], hi[1] + 1)]
-            for z in range(lo[2], hi[2] + 1)]
+    return [["".join(cells.get((x, y, z), ".") for x in range(hi[0] + 1)) for y in range(hi[1] + 1)]
+            for z in range(hi[2] + 1)]
 
 
 async def parse(bench: Workbench, request: Request) -> Response:
@@ -383,12 +473,57 @@ async def save(bench: Workbench, request: Request) -> Response:
 
 
 async def library(bench: Workbench, request: Request) -> Response:
-    name = request.query_params.get("name", "")
-    if name not in LIBRARIES and not re.fullmatch(r"kaenel:\d{1,5}(,\d{1,5}){0,63}", name):
-        raise CpsolveError(f"unknown library {name[:40]!r} (known: {', '.join(LIBRARIES)}, kaenel:N)",
-                           field="library")
-    shapes = await run_in_threadpool(cpsolve.shapes, name)
+    """A shape library on a grid (`cpsolve.shapes`): polycubes and burr sticks, polyiamonds, flat ball pieces,
+    cubes made blocks of cells."""
+    name, grid_name = request.query_params.get("name", ""), request.query_params.get("grid", "cubes")
+    if grid_name not in GRIDS:
+        raise CpsolveError(f"unknown grid {grid_name[:40]!r} (known: {', '.join(GRIDS)})", field="grid")
+    known = cpsolve.shape_libraries(grid_name)
+    sticks = grid_name in ("cubes", "rhombic", "tetra-octa")
+    if name not in known and not (sticks and re.fullmatch(r"kaenel:\d{1,5}(,\d{1,5}){0,63}", name)):
+        raise CpsolveError(f"unknown library {name[:40]!r} on the {grid_name} grid (known: {', '.join(known)}"
+                           f"{', kaenel:N' if sticks else ''})", field="library")
+    shapes = await run_in_threadpool(lambda: cpsolve.shapes(name, grid=grid_name))
     return JSONResponse({"shapes": {k: [list(c) for c in v] for k, v in shapes.items()}})
+
+
+NEW_FORMS = ("empty", "box", "pyramid", "tetrahedron")
+
+
+async def new_puzzle(bench: Workbench, request: Request) -> Response:
+    """The editor's model of a new puzzle on a grid: its container empty, a box of the grid's cells (on the
+    rhombic and tetra-octa grids a box of whole cubes, each the block of cells it becomes), or on the
+    sphere grid a square pyramid or a tetrahedron of balls, built by the loader as a file's `box:`,
+    `pyramid:` or `tetrahedron:` is."""
+    body = await _body(request)
+    grid_name, form = str(body.get("grid") or "cubes"), str(body.get("form") or "empty")
+    if grid_name not in GRIDS:
+        raise CpsolveError(f"unknown grid {grid_name[:40]!r} (known: {', '.join(GRIDS)})", field="grid")
+    if form not in NEW_FORMS or (form in ("pyramid", "tetrahedron") and grid_name != "spheres"):
+        raise CpsolveError(f"no container {form[:20]!r} on the {grid_name} grid", field="form")
+    size = body.get("size") or [3, 3, 3]
+    if not isinstance(size, list) or len(size) != 3:
+        raise CpsolveError("the size is [x, y, z]", field="size")
+    n = [_int(v, "size") for v in size]
+    if not all(1 <= v <= 40 for v in n):
+        raise CpsolveError("each side of the size is 1 to 40", field="size")
+
+    def work() -> dict[str, Any]:
+        cells: list[list[int]] = []
+        if form != "empty":
+            solids = cpsolve.grid_solids(grid_name)
+            block, first = solids["block"], next(iter(solids["cells"]))
+            assert isinstance(block, int)
+            spec = {"box": [v * block for v in n]} if form == "box" else {form: n[0]}
+            most = (n[0] * n[1] * n[2] * block ** 3) if form == "box" else n[0] ** 3
+            one = {"cells": [[int(v) for v in first.split(",")]], "count": {"min": 0, "max": most}}
+            probe = cpsolve.puzzle_from_dict({"name": "probe", "grid": grid_name, "container": spec,
+                                              "pieces": {"A": one}}, "new puzzle")
+            cells = [list(c) for c in probe.container]
+        return {"grid": grid_name, "name": "untitled", "kind": "pieces", "container": {"cells": cells, "optional": [],
+                "colors": []}, "pieces": [], "keep": {}}
+
+    return JSONResponse(await run_in_threadpool(work))
 
 
 # --- runs ---------------------------------------------------------------------------------------------

@@ -12,32 +12,115 @@
   const CONTAINER_COLOR = "#b8c4d6";
   const OPTIONAL_COLOR = "#e9eef5";
 
-  // -- grids: everything the editor knows about the lattice is here, so other grids slot in --------------
-  // A grid gives: the faces of a cell (3-D polygons, each with the neighbour across it), the cells of a
-  // layer as 2-D polygons, and its default view. The rest of the editor only sees opaque cells [a, b, c].
-  const GRIDS = {
-    cube: {
-      name: "cubes",
-      faces(cell) {  // the 6 faces of unit cube `cell`, corners counter-clockwise from outside
-        const c = [cell[0] + 0.5, cell[1] + 0.5, cell[2] + 0.5];
-        return G.STEPS.map((s, n) => ({ n: n, normal: s, corners: G.corners(c, n, 0.5), shade: G.SHADE[n],
-          across: [cell[0] + s[0], cell[1] + s[1], cell[2] + s[2]] }));
+  // -- grids: everything the editor knows about a lattice is here; the rest of the editor sees cells as
+  // opaque triples [x, y, z] and asks the grid. A grid is built from the server's `cpsolve.grid_solids`
+  // (one period of its cells as solids in space: faces with the cell across each, or balls), moved by
+  // whole periods to any cell. Editing goes by *units*: a cell, or on the rhombic and tetra-octa grids a
+  // block of cells (one cube of the cube grid cut into 24 or 5 cells, as BurrTools' converter cuts it):
+  // the layer view and the floor fill and empty whole units, the 3-D view adds the real cell beyond a face.
+  const GRIDS = {};
+  const NOUN = { cubes: "cubes", prisms: "prisms", spheres: "balls", rhombic: "cells", "tetra-octa": "cells" };
+  const LAYER_PX = { cubes: 42, prisms: 50, spheres: 46, rhombic: 42, "tetra-octa": 42 };
+  const CUBE_SHADE = (n) => G.SHADE[G.STEPS.findIndex((s) => s[0] === n[0] && s[1] === n[1] && s[2] === n[2])];
+  const LIGHT = [-0.35, -0.55, 0.76], LIGHT_N = Math.hypot(...LIGHT);  // solids.LIGHT: the viewer's light
+  function makeGrid(info, solids) {
+    const P = solids.period, SP = solids.span, B = solids.block, name = info.name, balls = name === "spheres";
+    const table = {};
+    for (const [k, v] of Object.entries(solids.cells)) {
+      if (balls) { table[k] = { centre: v.centre }; continue; }
+      const faces = v.faces.map(([pts, n, across]) => ({ pts: pts, normal: n, across: across,
+        mid: [0, 1, 2].map((a) => pts.reduce((t, p) => t + p[a], 0) / pts.length),
+        lit: name === "cubes" ? CUBE_SHADE(n) : 0.55 + 0.45 * Math.max(0, G.dot(n, LIGHT) / LIGHT_N) }));
+      const corners = faces.flatMap((f) => f.pts);
+      table[k] = { faces: faces, centre: [0, 1, 2].map((a) => corners.reduce((t, p) => t + p[a], 0) / corners.length) };
+    }
+    const split = (c) => {  // the cell's period box and its place in it
+      const b = [Math.floor(c[0] / P[0]), Math.floor(c[1] / P[1]), Math.floor(c[2] / P[2])];
+      return [b, table[(c[0] - b[0] * P[0]) + "," + (c[1] - b[1] * P[1]) + "," + (c[2] - b[2] * P[2])]];
+    };
+    const shift = (p, o) => [p[0] + o[0], p[1] + o[1], p[2] + o[2]];
+    const side = [0, 1, 2].map((a) => B * SP[a] / P[a]);  // a unit's size in space (blocks: one cube)
+    const g = {
+      name: name, title: info.title, block: B, balls: balls, noun: NOUN[name] || "cells", info: info,
+      steps: solids.steps,
+      isCell: (c) => !!split(c)[1],
+      centre(c) { const [b, t] = split(c); return shift(t.centre, [b[0] * SP[0], b[1] * SP[1], b[2] * SP[2]]); },
+      // the faces of cell c: corners in space, outward normal, brightness, and the cell across (or null);
+      // kept once made (a HexSticks container has 2,256 cells: the 3-D view redraws them on every click)
+      faces(c) {
+        const k = key(c), known = faceCache.get(k);
+        if (known) return known;
+        const [b, t] = split(c), o = [b[0] * SP[0], b[1] * SP[1], b[2] * SP[2]];
+        const made = t.faces.map((f) => ({ pts: f.pts.map((p) => shift(p, o)), normal: f.normal, lit: f.lit,
+          mid: shift(f.mid, o), across: f.across && shift(c, f.across) }));
+        if (faceCache.size > 200000) faceCache.clear();
+        faceCache.set(k, made);
+        return made;
       },
-      centre: (cell) => [cell[0] + 0.5, cell[1] + 0.5, cell[2] + 0.5],
-      layerOf: (cell) => cell[2],
-      // the cells of layer z of a box of `size`, each with its square in the layer's own 2-D drawing
-      // (x to the right, y downwards as BurrTools and the YAML drawings show them)
-      layer(size, z) {
+      unitOf: (c) => [Math.floor(c[0] / B), Math.floor(c[1] / B), Math.floor(c[2] / B)],
+      layerOf: (c) => Math.floor(c[2] / B),
+      // the cells of unit u (a cell, or the cells of a block)
+      unitCells(u) {
+        if (B === 1) return this.isCell(u) ? [u] : [];
+        const k = key(u);
+        if (!blockCache[k]) {
+          const out = [];
+          for (let z = 0; z < B; z++) for (let y = 0; y < B; y++) for (let x = 0; x < B; x++) {
+            const c = [u[0] * B + x, u[1] * B + y, u[2] * B + z];
+            if (this.isCell(c)) out.push(c);
+          }
+          blockCache[k] = out;
+        }
+        return blockCache[k];
+      },
+      // the units of layer L of a drawing of `size` units, each with its outline in the layer's plane
+      // (space x, y): a square, a triangle, or a ball's circle
+      layer(size, L) {
         const out = [];
-        for (let y = 0; y < size[1]; y++) for (let x = 0; x < size[0]; x++) out.push({ cell: [x, y, z], col: x, row: y });
+        for (let y = 0; y < size[1]; y++) for (let x = 0; x < size[0]; x++) {
+          const u = [x, y, L];
+          if (B > 1) {
+            out.push({ unit: u, cells: this.unitCells(u), poly: [[x, y], [x + 1, y], [x + 1, y + 1], [x, y + 1]].map((p) => [p[0] * side[0], p[1] * side[1]]) });
+          } else if (this.isCell(u)) {
+            if (balls) { const c = this.centre(u); out.push({ unit: u, cells: [u], circle: [c[0], c[1], 0.5] }); continue; }
+            const bottom = this.faces(u).find((f) => f.normal[2] < -0.5);
+            out.push({ unit: u, cells: [u], poly: bottom.pts.map((p) => [p[0], p[1]]) });
+          }
+        }
         return out;
       },
-      floor(size, z) {  // squares to click on an empty layer: the tops of the cells below it
-        return this.layer(size, z).map((q) => ({ cell: q.cell, corners: G.corners([q.cell[0] + 0.5, q.cell[1] + 0.5, z + 0.5], 5, 0.5) }));
+      // where the unit's floor is in space, to click on an empty layer: a polygon in a horizontal plane
+      floor(q) {
+        const u = q.unit;
+        if (B > 1) return q.poly.map((p) => [p[0], p[1], u[2] * side[2]]);
+        if (balls) {
+          const c = this.centre(u);
+          return Array.from({ length: 12 }, (_, i) => [c[0] + 0.3 * Math.cos(i * Math.PI / 6), c[1] + 0.3 * Math.sin(i * Math.PI / 6), c[2]]);
+        }
+        return q.poly.map((p) => [p[0], p[1], u[2] * side[2]]);
       },
-      box: (size) => [[0, 0, 0], size],
-    },
-  };
+      // the drawing's box in space: [low corner, high corner]
+      box(size) {
+        const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+        const seen = (p) => { for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], p[a]); hi[a] = Math.max(hi[a], p[a]); } };
+        for (const L of size[2] > 1 ? [0, 1, size[2] - 1] : [0]) {
+          for (const q of this.layer(size, L)) {
+            if (q.circle) { const c = this.centre(q.unit); seen([c[0] - 0.5, c[1] - 0.5, c[2] - 0.5]); seen([c[0] + 0.5, c[1] + 0.5, c[2] + 0.5]); } else for (const p of q.poly) { seen([p[0], p[1], L * side[2]]); seen([p[0], p[1], (L + 1) * side[2]]); }
+          }
+        }
+        if (lo[0] === Infinity) return [[0, 0, 0], [1, 1, 1]];
+        return [lo, hi];
+      },
+    };
+    const blockCache = {}, faceCache = new Map();
+    return g;
+  }
+  const grid = () => GRIDS[st.doc.grid];
+  async function loadGrids(infos) {
+    await Promise.all(infos.map(async (info) => {
+      if (!GRIDS[info.name]) GRIDS[info.name] = makeGrid(info, await api("/api/grid?name=" + encodeURIComponent(info.name)));
+    }));
+  }
 
   // -- state ---------------------------------------------------------------------------------------
   const st = {
@@ -87,20 +170,23 @@
   for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => showTab(b.dataset.tab));
 
   // -- the document --------------------------------------------------------------------------------
-  function emptyDoc(name) {
-    return { grid: "cube", name: name || "untitled", kind: "pieces", container: { cells: [], optional: [], colors: [] }, pieces: [], keep: {} };
+  function emptyDoc(name, gridName) {
+    return { grid: gridName || "cubes", name: name || "untitled", kind: "pieces", container: { cells: [], optional: [], colors: [] }, pieces: [], keep: {} };
   }
   function shape() {  // the shape being drawn: {cells, optional?, colors}
     return st.sel === "container" ? st.doc.container : st.doc.pieces[st.sel];
   }
-  function bounds(cells) {
-    if (!cells.length) return [3, 3, 3];
-    return [0, 1, 2].map((a) => Math.max(...cells.map((c) => c[a])) + 1);
+  const DEFAULT_SIZE = { spheres: [5, 5, 3] };
+  function bounds(cells) {  // the units (cells, or cubes of a block grid) a drawing needs along each axis
+    const B = grid().block;
+    if (!cells.length) return (DEFAULT_SIZE[st.doc.grid] || [3, 3, 3]).slice();
+    return [0, 1, 2].map((a) => Math.floor(Math.max(...cells.map((c) => c[a])) / B) + 1);
   }
   function sizeOf() {
     const k = st.sel === "container" ? "container" : "p" + st.sel;
-    const need = bounds(shape() ? shape().cells : []);
-    const have = st.sizes[k] || need;
+    const cells = shape() ? shape().cells : [], need = bounds(cells);
+    // a piece is shown with room to grow (one unit more each way, three at least); a container as it is
+    const have = st.sizes[k] || (k === "container" || !cells.length ? need : need.map((v) => Math.max(v + 1, 3)));
     st.sizes[k] = [0, 1, 2].map((a) => Math.max(have[a], need[a]));
     return st.sizes[k];
   }
@@ -147,40 +233,44 @@
   // cell edits --------------------------------------------------------------------------------------
   function has(cells, c) { const k = key(c); return cells.some((d) => key(d) === k); }
   function without(cells, c) { const k = key(c); return cells.filter((d) => key(d) !== k); }
-  function applyTool(cell, tool) {
-    const s = shape();
-    if (!s || cell.some((v) => v < 0)) return;
-    const isContainer = st.sel === "container";
+  function applyTool(cells, tool) {  // one edit of some cells (a cell, or the cells of a unit)
+    const s = shape(), g = grid();
+    cells = (cells || []).filter((c) => c && c.every((v) => v >= 0) && g.isCell(c));
+    if (!s || !cells.length) return;
+    const isContainer = st.sel === "container", name = $("paint-name").value.trim() || "red";
+    const unmark = (cs) => { const k = new Set(cs.map(key)); s.colors = s.colors.filter((cc) => !k.has(key(cc[0]))); };
     change(() => {
+      const held = new Set(s.cells.map(key)), fresh = cells.filter((c) => !held.has(key(c)));
       if (tool === "erase") {
-        s.cells = without(s.cells, cell);
-        if (isContainer) s.optional = without(s.optional, cell);
-        s.colors = s.colors.filter((cc) => key(cc[0]) !== key(cell));
-      } else if (tool === "paint") {
-        if (!has(s.cells, cell)) s.cells.push(cell);
-        const name = $("paint-name").value.trim() || "red";
-        const had = s.colors.find((cc) => key(cc[0]) === key(cell));
-        s.colors = s.colors.filter((cc) => key(cc[0]) !== key(cell));
-        if (!had || had[1] !== name) s.colors.push([cell, name]);
+        const k = new Set(cells.map(key));
+        s.cells = s.cells.filter((c) => !k.has(key(c)));
+        if (isContainer) s.optional = s.optional.filter((c) => !k.has(key(c)));
+        unmark(cells);
+      } else if (tool === "paint") {  // the colour on every cell, or off again where every cell had it
+        const all = cells.every((c) => s.colors.some((cc) => key(cc[0]) === key(c) && cc[1] === name));
+        s.cells.push(...fresh);
+        unmark(cells);
+        if (!all) s.colors.push(...cells.map((c) => [c, name]));
       } else {
-        if (!has(s.cells, cell)) s.cells.push(cell);
+        s.cells.push(...fresh);
         if (isContainer) {
-          s.optional = without(s.optional, cell);
-          if (tool === "optional") s.optional.push(cell);
+          const k = new Set(cells.map(key));
+          s.optional = s.optional.filter((c) => !k.has(key(c)));
+          if (tool === "optional") s.optional.push(...cells);
         }
       }
       const size = sizeOf();
-      for (let a = 0; a < 3; a++) size[a] = Math.max(size[a], cell[a] + 1);
+      for (const c of cells) { const u = g.unitOf(c); for (let a = 0; a < 3; a++) size[a] = Math.max(size[a], u[a] + 1); }
     }, true);
     renderShapes();
   }
-  function toggleCell(cell, shift) {
-    const s = shape();
-    const filled = has(s.cells, cell);
+  function toggleUnit(u, shift) {  // a click on the layer view: fill the unit, or empty it when it is full
+    const s = shape(), cells = grid().unitCells(u), held = new Set(s.cells.map(key));
+    const full = cells.length > 0 && cells.every((c) => held.has(key(c)));
     let tool = shift ? "erase" : st.tool;
-    if (tool === "add" && filled) tool = "erase";  // click a filled square to empty it
-    if (tool === "optional" && filled && has(s.optional || [], cell)) tool = "erase";
-    applyTool(cell, tool);
+    if (tool === "add" && full) tool = "erase";  // click a filled square to empty it
+    if (tool === "optional" && full && cells.every((c) => has(s.optional || [], c))) tool = "erase";
+    applyTool(cells, tool);
   }
 
   // -- shapes list and properties --------------------------------------------------------------------
@@ -198,19 +288,22 @@
     };
     const c = st.doc.container;
     if (st.doc.kind === "chain") { const li = document.createElement("li"); li.textContent = "a chain puzzle: edit its YAML"; ul.appendChild(li); return; }
-    item("container", "Container", CONTAINER_COLOR, c.cells.length + " cells" + (c.optional.length ? ", " + c.optional.length + " optional" : ""));
+    const noun = grid().noun;
+    item("container", "Container", CONTAINER_COLOR, c.cells.length + " " + noun + (c.optional.length ? ", " + c.optional.length + " optional" : ""));
     st.doc.pieces.forEach((p, i) => {
       const copies = p.min !== null && p.min !== undefined && p.min !== p.count ? " ×" + p.min + "–" + p.count : p.count > 1 ? " ×" + p.count : "";
-      item(i, p.name + copies, colorOf(i), p.cells.length + " cells");
+      item(i, p.name + copies, colorOf(i), p.cells.length + " " + noun);
     });
     const vol = st.doc.pieces.reduce((s, p) => s + p.cells.length * (p.count || 1), 0);
     const need = c.cells.length - c.optional.length;
     const foot = document.createElement("li"); foot.className = "volume";
-    foot.textContent = "pieces " + vol + " cells, container " + need + (c.optional.length ? "–" + c.cells.length : "");
+    foot.textContent = "pieces " + vol + " " + noun + ", container " + need + (c.optional.length ? "–" + c.cells.length : "");
     foot.classList.toggle("bad", vol < need || vol > c.cells.length);
     ul.appendChild(foot);
   }
+  let shownGrid = null;
   function renderProps() {
+    if (st.doc.grid !== shownGrid) gridChanged();
     const isPiece = st.sel !== "container";
     $("props").hidden = !isPiece;
     $("props-title").textContent = isPiece ? "Piece" : "Container";
@@ -279,17 +372,17 @@
     });
   }
 
-  // -- drawing: the layer grid and the 3-D view ---------------------------------------------------------
+  // -- drawing: the layer view and the 3-D view ---------------------------------------------------------
   function drawAll() {
     if (!st.doc || st.doc.kind === "chain") return;
     const t0 = performance.now();
     drawLayer();
     draw3d();
-    const s = shape(), size = sizeOf();
+    const s = shape(), size = sizeOf(), g = grid();
     $("sx").value = size[0]; $("sy").value = size[1]; $("sz").value = size[2];
-    $("layer-label").textContent = "layer z = " + st.layer + " of " + size[2];
+    $("layer-label").textContent = (g.block > 1 ? "cube layer " : "layer z = ") + st.layer + " of " + size[2];
     $("shape-info").textContent = (st.sel === "container" ? "Container" : "Piece " + st.doc.pieces[st.sel].name) + ": " +
-      s.cells.length + " cells" + (s.optional && s.optional.length ? " (" + s.optional.length + " optional)" : "") +
+      s.cells.length + " " + g.noun + (s.optional && s.optional.length ? " (" + s.optional.length + " optional)" : "") +
       (s.colors.length ? ", " + s.colors.length + " coloured" : "");
     document.body.dataset.drawMs = String(performance.now() - t0);
   }
@@ -302,24 +395,67 @@
     const found = shape().colors.find((cc) => key(cc[0]) === key(cell));
     return found ? found[1] : null;
   }
+  // The current layer as SVG, seen from above as in BurrTools and the 3-D view (x to the right, y up):
+  // squares, triangles (up and down), balls in a checkerboard, or whole cubes of a block grid (filled,
+  // partly filled, empty). The balls of the layer below show faintly between this layer's.
+  const SVG = "http://www.w3.org/2000/svg";
+  function svgEl(name, attrs, parent) {
+    const el = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    if (parent) parent.appendChild(el);
+    return el;
+  }
   function drawLayer() {
-    const grid = $("grid"), size = sizeOf(), s = shape(), g = GRIDS[st.doc.grid];
+    const box = $("grid"), size = sizeOf(), s = shape(), g = grid(), px = LAYER_PX[g.name] || 42;
     const filled = new Set(s.cells.map(key)), opt = new Set((s.optional || []).map(key));
-    grid.style.gridTemplateColumns = "repeat(" + size[0] + ", var(--cell))";
-    grid.textContent = "";
-    for (const q of g.layer(size, st.layer)) {
-      const d = document.createElement("div"), k = key(q.cell);
-      d.className = "cell"; d.dataset.x = q.cell[0]; d.dataset.y = q.cell[1]; d.dataset.z = q.cell[2];
-      if (filled.has(k)) {
-        d.classList.add(opt.has(k) ? "optional" : "filled");
-        d.style.background = fillOf(q.cell);
-        const m = markOf(q.cell);
-        if (m) { d.classList.add("marked"); d.dataset.mark = m; d.style.color = cssColour(m); d.title = "constraint colour " + m; }
-      } else if (st.layer > 0 && filled.has(key([q.cell[0], q.cell[1], st.layer - 1]))) {
-        d.classList.add("below");
-      }
-      grid.appendChild(d);
+    const units = g.layer(size, st.layer);
+    const under = st.layer > 0 ? g.layer(size, st.layer - 1) : [];
+    // the frame: every layer's places (balls sit elsewhere in odd and even layers), so that it keeps still
+    const frame = g.balls ? g.layer(size, 0).concat(size[2] > 1 ? g.layer(size, 1) : []) : units;
+    const pts = frame.flatMap((q) => q.circle ? [[q.circle[0] - 0.5, q.circle[1] - 0.5], [q.circle[0] + 0.5, q.circle[1] + 0.5]] : q.poly);
+    const lo = [Math.min(...pts.map((p) => p[0])), Math.min(...pts.map((p) => p[1]))];
+    const hi = [Math.max(...pts.map((p) => p[0])), Math.max(...pts.map((p) => p[1]))];
+    const pad = 4, W = (hi[0] - lo[0]) * px + 2 * pad, H = (hi[1] - lo[1]) * px + 2 * pad;
+    const X = (x) => (pad + (x - lo[0]) * px).toFixed(1), Y = (y) => (pad + (hi[1] - y) * px).toFixed(1);  // y up
+    box.textContent = "";
+    const svg = svgEl("svg", { width: W.toFixed(0), height: H.toFixed(0), viewBox: "0 0 " + W.toFixed(0) + " " + H.toFixed(0), class: "layer-svg " + g.name });
+    const defs = svgEl("defs", {}, svg), hatch = svgEl("pattern", { id: "below", width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
+    svgEl("rect", { width: 8, height: 8, fill: "#ffffff" }, hatch); svgEl("rect", { width: 4, height: 8, fill: "#e4e9f1" }, hatch);
+    if (g.balls) {  // the layer below, seen between this layer's balls (whose empty places are drawn small)
+      for (const q of under) if (filled.has(key(q.unit))) svgEl("circle", { cx: X(q.circle[0]), cy: Y(q.circle[1]), r: (0.5 * px - 1.5).toFixed(1), class: "under" }, svg);
     }
+    for (const q of units) {
+      const n = q.cells.filter((c) => filled.has(key(c))).length, full = n > 0 && n === q.cells.length;
+      const attrs = { class: "cell", "data-x": q.unit[0], "data-y": q.unit[1], "data-z": q.unit[2] };
+      let el;
+      if (q.circle) el = svgEl("circle", Object.assign(attrs, { cx: X(q.circle[0]), cy: Y(q.circle[1]), r: ((n ? q.circle[2] : 0.3) * px - 1.5).toFixed(1) }), svg);
+      else el = svgEl("polygon", Object.assign(attrs, { points: shrink(q.poly, g.name === "prisms" ? 0.06 : 0.03).map((p) => X(p[0]) + "," + Y(p[1])).join(" ") }), svg);
+      if (n) {
+        const optional = q.cells.every((c) => !filled.has(key(c)) || opt.has(key(c)));
+        el.classList.add(optional ? "optional" : "filled");
+        if (!full) { el.classList.add("partial"); el.style.fillOpacity = "0.45"; }
+        el.style.fill = fillOf(q.cells.find((c) => filled.has(key(c))));
+        const m = q.cells.map(markOf).find((v) => v);
+        if (m) {
+          el.classList.add("marked"); el.dataset.mark = m;
+          const c = centroid2(q);
+          svgEl("circle", { cx: X(c[0]), cy: Y(c[1]), r: (0.13 * px).toFixed(1), fill: cssColour(m), class: "mark" }, svg);
+        }
+        const tip = svgEl("title", {}, el);
+        tip.textContent = (g.block > 1 ? n + " of " + q.cells.length + " cells of this cube" : "") + (m ? " constraint colour " + m : "");
+      } else if (st.layer > 0 && !g.balls && g.unitCells([q.unit[0], q.unit[1], q.unit[2] - 1]).some((c) => filled.has(key(c)))) {
+        el.classList.add("below");
+      }
+    }
+    box.appendChild(svg);
+  }
+  function shrink(poly, t) {  // a polygon pulled in towards its centre, so that neighbours show a gap
+    const c = [poly.reduce((s, p) => s + p[0], 0) / poly.length, poly.reduce((s, p) => s + p[1], 0) / poly.length];
+    return poly.map((p) => [p[0] + (c[0] - p[0]) * t, p[1] + (c[1] - p[1]) * t]);
+  }
+  function centroid2(q) {
+    if (q.circle) return q.circle;
+    return [q.poly.reduce((s, p) => s + p[0], 0) / q.poly.length, q.poly.reduce((s, p) => s + p[1], 0) / q.poly.length];
   }
   // How long a click takes to show: from the input event to the end of the redraw, and to the next frame
   // (benchmarks/workbench.py reads these; a designer should never wait on a click).
@@ -330,43 +466,49 @@
   }
   $("grid").addEventListener("click", (e) => {
     const d = e.target.closest(".cell");
-    if (d) { toggleCell([+d.dataset.x, +d.dataset.y, +d.dataset.z], e.shiftKey); timed(e); }
+    if (d) { toggleUnit([+d.dataset.x, +d.dataset.y, +d.dataset.z], e.shiftKey); timed(e); }
   });
 
-  // 3-D: painter's order with the viewer's geometry; the faces drawn are kept for picking.
+  // 3-D: painter's order (faces by their centres, balls by theirs); what is drawn is kept for picking.
   const cv = $("editor3d"), ctx = cv.getContext("2d");
-  let picks = [];
+  let picks = [], view = null;
   function draw3d() {
     const dpr = window.devicePixelRatio || 1, w = cv.clientWidth, h = cv.clientHeight;
     if (!w || !h) return;
     if (cv.width !== Math.round(w * dpr) || cv.height !== Math.round(h * dpr)) { cv.width = Math.round(w * dpr); cv.height = Math.round(h * dpr); }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
-    const g = GRIDS[st.doc.grid], s = shape(), size = sizeOf(), cam = G.cameraAt(st.yaw, st.pitch);
-    const mid = [size[0] / 2, size[1] / 2, size[2] / 2], radius = Math.hypot(size[0], size[1], size[2]) / 2 + 0.6;
+    const g = grid(), s = shape(), size = sizeOf(), cam = G.cameraAt(st.yaw, st.pitch), [blo, bhi] = g.box(size);
+    const mid = [0, 1, 2].map((a) => (blo[a] + bhi[a]) / 2), radius = Math.hypot(bhi[0] - blo[0], bhi[1] - blo[1], bhi[2] - blo[2]) / 2 + 0.6;
     const scale = st.zoom * Math.min(w, h) / (2 * radius), cx = w / 2, cy = h / 2;
     const P = (p) => { const q = [p[0] - mid[0], p[1] - mid[1], p[2] - mid[2]]; return [cx + G.dot(q, cam.right) * scale, cy - G.dot(q, cam.up) * scale]; };
+    view = { cam: cam, P: P, scale: scale, rect: null };
     const filled = new Set(s.cells.map(key));
     const items = [];
-    // the drawing's box, and the current layer's floor: faint, clickable where empty
-    for (const f of g.floor(size, st.layer)) {
-      if (filled.has(key(f.cell))) continue;
-      items.push({ depth: -1e9, floor: true, cell: f.cell, pts: f.corners.map(P) });
+    // the current layer's floor: faint, clickable where the unit is empty
+    for (const q of g.layer(size, st.layer)) {
+      if (q.cells.some((c) => filled.has(key(c)))) continue;
+      items.push({ depth: -1e9, floor: true, cell: q.cells[0], unit: q.unit, cells: q.cells, pts: g.floor(q).map(P) });
     }
     for (const c of s.cells) {
-      const base = fillOf(c), m = markOf(c), dim = c[2] > st.layer ? 0.55 : 1;
-      for (const f of g.faces(c)) {
-        if (G.dot(f.normal, cam.toward) <= 1e-9 || filled.has(key(f.across))) continue;
+      const base = fillOf(c), m = markOf(c), L = g.layerOf(c), dim = L > st.layer ? 0.55 : 1;
+      if (g.balls) {
         const ctr = g.centre(c);
-        items.push({ depth: G.dot([ctr[0] + f.normal[0] * 0.5, ctr[1] + f.normal[1] * 0.5, ctr[2] + f.normal[2] * 0.5], cam.toward),
-          cell: c, across: f.across, pts: f.corners.map(P), color: base, lit: f.shade, mark: m, dim: dim,
-          layer: c[2] === st.layer });
+        items.push({ depth: G.dot(ctr, cam.toward), ball: true, cell: c, at: P(ctr), r: 0.5 * scale, color: base, mark: m, dim: dim, layer: L === st.layer });
+        continue;
+      }
+      for (const f of g.faces(c)) {
+        if (G.dot(f.normal, cam.toward) <= 1e-9 || (f.across && filled.has(key(f.across)))) continue;
+        items.push({ depth: G.dot(f.mid, cam.toward), cell: c, across: f.across, pts: f.pts.map(P), color: base, lit: f.lit, mark: m, dim: dim,
+          layer: L === st.layer });
       }
     }
     items.sort((a, b) => a.depth - b.depth);
     ctx.lineJoin = "round";
-    drawBox(P, size);
+    drawBox(P, blo, bhi);
+    const cubes = g.name === "cubes";
     for (const it of items) {
+      if (it.ball) { drawBall(it); continue; }
       ctx.beginPath(); it.pts.forEach((p, i) => (i ? ctx.lineTo(p[0], p[1]) : ctx.moveTo(p[0], p[1]))); ctx.closePath();
       if (it.floor) {
         ctx.fillStyle = "rgba(80,110,160,0.06)"; ctx.fill();
@@ -375,9 +517,11 @@
       }
       ctx.globalAlpha = it.dim < 1 ? 0.45 : 1;
       ctx.fillStyle = G.shade(it.color, it.lit); ctx.fill();
-      ctx.strokeStyle = it.layer ? "#1d2b44" : G.shade(it.color, 0.35); ctx.lineWidth = it.layer ? 1.6 : 1; ctx.stroke();
+      if (cubes) { ctx.strokeStyle = it.layer ? "#1d2b44" : G.shade(it.color, 0.35); ctx.lineWidth = it.layer ? 1.6 : 1; }
+      else { ctx.strokeStyle = G.shade(it.color, it.layer ? 0.3 : it.lit * 0.72); ctx.lineWidth = it.layer ? 1.1 : 0.7; }  // small cells: seams
+      ctx.stroke();
       if (it.mark) {
-        const m = it.pts, cxm = (m[0][0] + m[2][0]) / 2, cym = (m[0][1] + m[2][1]) / 2;
+        const m = it.pts, cxm = m.reduce((t, p) => t + p[0], 0) / m.length, cym = m.reduce((t, p) => t + p[1], 0) / m.length;
         ctx.beginPath(); m.forEach((p, i) => { const x = cxm + (p[0] - cxm) * 0.45, y = cym + (p[1] - cym) * 0.45; i ? ctx.lineTo(x, y) : ctx.moveTo(x, y); });
         ctx.closePath(); ctx.fillStyle = cssColour(it.mark); ctx.fill(); ctx.strokeStyle = "#0006"; ctx.lineWidth = 1; ctx.stroke();
       }
@@ -385,8 +529,19 @@
     }
     picks = items;
   }
-  function drawBox(P, size) {
-    const c = [[0, 0, 0], [size[0], 0, 0], [size[0], size[1], 0], [0, size[1], 0], [0, 0, size[2]], [size[0], 0, size[2]], [size[0], size[1], size[2]], [0, size[1], size[2]]].map(P);
+  function drawBall(it) {  // the viewer's ball: lit from the upper left, darker at the rim
+    const [x, y] = it.at, r = it.r;
+    ctx.globalAlpha = it.dim < 1 ? 0.45 : 1;
+    const grad = ctx.createRadialGradient(x - 0.3 * r, y - 0.32 * r, 0.05 * r, x, y, r);
+    grad.addColorStop(0, G.shade(it.color, 1.25)); grad.addColorStop(0.55, G.shade(it.color, 1)); grad.addColorStop(1, G.shade(it.color, 0.5));
+    ctx.beginPath(); ctx.arc(x, y, r, 0, 2 * Math.PI);
+    ctx.fillStyle = grad; ctx.fill();
+    ctx.strokeStyle = it.layer ? "#1d2b44" : G.shade(it.color, 0.35); ctx.lineWidth = it.layer ? 1.6 : 1; ctx.stroke();
+    if (it.mark) { ctx.beginPath(); ctx.arc(x, y, 0.28 * r, 0, 2 * Math.PI); ctx.fillStyle = cssColour(it.mark); ctx.fill(); ctx.strokeStyle = "#0006"; ctx.stroke(); }
+    ctx.globalAlpha = 1;
+  }
+  function drawBox(P, lo, hi) {
+    const c = [[lo[0], lo[1], lo[2]], [hi[0], lo[1], lo[2]], [hi[0], hi[1], lo[2]], [lo[0], hi[1], lo[2]], [lo[0], lo[1], hi[2]], [hi[0], lo[1], hi[2]], [hi[0], hi[1], hi[2]], [lo[0], hi[1], hi[2]]].map(P);
     ctx.strokeStyle = "rgba(60,80,120,0.25)"; ctx.lineWidth = 1; ctx.setLineDash([4, 4]);
     for (const [a, b] of [[0, 1], [1, 2], [2, 3], [3, 0], [4, 5], [5, 6], [6, 7], [7, 4], [0, 4], [1, 5], [2, 6], [3, 7]]) {
       ctx.beginPath(); ctx.moveTo(c[a][0], c[a][1]); ctx.lineTo(c[b][0], c[b][1]); ctx.stroke();
@@ -403,9 +558,27 @@
     }
     return yes;
   }
-  function pick(x, y) {  // the front-most face under the pointer
-    for (let i = picks.length - 1; i >= 0; i--) if (inside(picks[i].pts, x, y)) return picks[i];
+  function pick(x, y) {  // the front-most face or ball under the pointer
+    for (let i = picks.length - 1; i >= 0; i--) {
+      const it = picks[i];
+      if (it.ball ? Math.hypot(x - it.at[0], y - it.at[1]) <= it.r : inside(it.pts, x, y)) return it;
+    }
     return null;
+  }
+  // A click on a ball adds the touching ball on the side clicked: the point of the ball's surface under the
+  // pointer gives a direction, and the free neighbour nearest it is the one added.
+  function ballBeyond(it, x, y) {
+    const g = grid(), cam = view.cam, filled = new Set(shape().cells.map(key));
+    const dx = (x - it.at[0]) / it.r, dy = -(y - it.at[1]) / it.r, dz = Math.sqrt(Math.max(0, 1 - dx * dx - dy * dy));
+    const n = [0, 1, 2].map((a) => dx * cam.right[a] + dy * cam.up[a] + dz * cam.toward[a]);
+    let best = null, bestDot = -Infinity;
+    for (const s of g.steps) {
+      const c = G.add(it.cell, s);
+      if (filled.has(key(c))) continue;
+      const d = G.dot(s, n) / Math.hypot(...s);
+      if (d > bestDot) { bestDot = d; best = c; }
+    }
+    return best;
   }
   let drag = null;
   cv.addEventListener("pointerdown", (e) => { drag = { x: e.clientX, y: e.clientY, moved: false }; try { cv.setPointerCapture(e.pointerId); } catch (err) { /* synthetic */ } });
@@ -421,13 +594,16 @@
   cv.addEventListener("pointerup", (e) => {
     const was = drag; drag = null;
     if (!was || was.moved) return;
-    const r = cv.getBoundingClientRect(), hit = pick(e.clientX - r.left, e.clientY - r.top);
+    const r = cv.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top, hit = pick(x, y);
     if (!hit) return;
     const erase = e.shiftKey || st.tool === "erase";
-    if (hit.floor) { if (!erase) applyTool(hit.cell, st.tool === "erase" ? "add" : st.tool); return; }
-    if (erase) applyTool(hit.cell, "erase");
-    else if (st.tool === "paint") applyTool(hit.cell, "paint");
-    else applyTool(hit.across, st.tool);
+    if (hit.floor) { if (!erase) applyTool(hit.cells, st.tool); timed(e); return; }
+    if (erase) applyTool([hit.cell], "erase");
+    else if (st.tool === "paint") applyTool([hit.cell], "paint");
+    else {
+      const beyond = hit.ball ? ballBeyond(hit, x, y) : hit.across;
+      if (beyond && grid().isCell(beyond)) applyTool([beyond], st.tool);
+    }
     timed(e);
   });
   cv.addEventListener("wheel", (e) => { e.preventDefault(); st.zoom = Math.max(0.3, Math.min(6, st.zoom * Math.exp(-e.deltaY * 0.001))); draw3d(); }, { passive: false });
@@ -478,9 +654,44 @@
   }
 
   // -- files: new, open, save ------------------------------------------------------------------------------
-  $("new").addEventListener("click", () => {
-    st.file = null; setDoc(emptyDoc("untitled")); st.sel = "container"; st.sizes.container = [3, 3, 3];
-    renderShapes(); renderProps(); drawAll(); writeYaml(); say("a new puzzle: draw the container, then the pieces");
+  // New: the grid first (it cannot change later, as in BurrTools), then the container to start from
+  const GRID_HINT = { cubes: "polycubes, burrs, boxes", prisms: "triangular prisms in layers: polyiamond boards, Bermuda",
+    spheres: "balls in the face-centred cubic packing: Kanoodle's pyramid", rhombic: "24 tetrahedra to a cube: Coffin's rhombic dodecahedra (HexSticks)",
+    "tetra-octa": "tetrahedra and octahedra, 5 cells to a cube" };
+  function fillNewDialog() {
+    const box = $("new-grids"); box.textContent = "";
+    for (const info of st.info.grids) {
+      const label = document.createElement("label"), input = document.createElement("input"), b = document.createElement("strong"), small = document.createElement("small");
+      input.type = "radio"; input.name = "new-grid"; input.value = info.name; input.checked = info.name === (st.doc ? st.doc.grid : "cubes");
+      b.textContent = info.title; small.textContent = GRID_HINT[info.name] || "";
+      label.append(input, b, small); box.appendChild(label);
+      input.addEventListener("change", newFormChanged);
+    }
+    newFormChanged();
+  }
+  function newGrid() { const on = document.querySelector('input[name="new-grid"]:checked'); return on ? on.value : "cubes"; }
+  function newFormChanged() {
+    const g = newGrid(), form = $("new-form-kind");
+    for (const o of form.options) o.hidden = (o.value === "pyramid" || o.value === "tetrahedron") && g !== "spheres";
+    if (form.selectedOptions[0].hidden) form.value = "empty";
+    $("new-size-row").hidden = form.value === "empty";
+    $("new-size-unit").textContent = form.value === "box" ? (GRIDS[g].block > 1 ? "cubes" : GRIDS[g].noun) : form.value === "pyramid" ? "balls along the base" : "balls along an edge";
+    for (const id of ["new-sy", "new-sz"]) $(id).hidden = form.value !== "box";
+  }
+  $("new-form-kind").addEventListener("change", newFormChanged);
+  $("new").addEventListener("click", () => { fillNewDialog(); $("new-dialog").showModal(); });
+  $("new-dialog").addEventListener("close", async () => {
+    if ($("new-dialog").returnValue !== "ok") return;
+    const g = newGrid(), form = $("new-form-kind").value, n = ["new-sx", "new-sy", "new-sz"].map((id) => Math.max(1, parseInt($(id).value, 10) || 1));
+    try {
+      const doc = form === "empty" ? emptyDoc("untitled", g) : await api("/api/new", { grid: g, form: form, size: n });
+      st.file = null; st.sel = "container"; st.layer = 0;
+      setDoc(doc);
+      st.sizes.container = form === "box" ? n : bounds(doc.container.cells);
+      if (form === "empty" && !GRIDS[g].balls) st.sizes.container = [3, 3, 3];
+      renderShapes(); renderProps(); drawAll(); writeYaml();
+      say("a new puzzle on the " + GRIDS[g].title + " grid: draw the container, then the pieces");
+    } catch (e) { fail(e); }
   });
   async function openFile(what) {
     try {
@@ -545,17 +756,44 @@
   });
   $("save-dialog").addEventListener("close", () => { if ($("save-dialog").returnValue === "ok" && $("save-name").value.trim()) saveTo($("save-name").value.trim(), false); });
 
-  // -- libraries ---------------------------------------------------------------------------------------------
-  async function fillLibraries(state) {
-    const sel = $("library");
+  // -- the grid: what the page offers on it ------------------------------------------------------------------
+  function libLabel(name) {  // a flat ball library (design.pieces.POOLS: square-balls-N, triangular-balls-N) in words
+    const m = /^(square|triangular)-balls-(\d+)$/.exec(name);
+    if (!m) return name;
+    return m[2] + (m[2] === "1" ? " ball" : " balls") + " in a " + m[1] + " layer" + (name === "square-balls-5" ? " (Kanoodle's)" : "");
+  }
+  function gridChanged() {
+    const g = grid(), info = g.info;
+    shownGrid = g.name;
+    document.body.dataset.grid = g.name;
+    $("grid-title").textContent = g.title;
+    fillLibraries();
+    // what the grid cannot do is said where its button is, in words
+    const noApart = info.disassemble ? "" : "BurrTools has no disassembler for the " + g.name + " grid either: assemblies there are counted, not taken apart";
+    $("o-disassemble").disabled = !info.disassemble;
+    if (!info.disassemble) $("o-disassemble").checked = false;
+    $("o-disassemble").closest("label").title = noApart || "enumerate --disassemble: each solution taken apart, its level";
+    $("grid-note").textContent = "On the " + g.title + " grid: " + noApart + ".";
+    $("grid-note").hidden = !noApart;
+    $("layer-hint").textContent = g.block > 1
+      ? "Each square is one cube of " + g.block + "\u00d7" + g.block + "\u00d7" + g.block + " cells (" + g.unitCells([0, 0, 0]).length + " of them real): a click fills or empties the cube's cells; a half-filled square is a cube partly filled. Single cells: in 3-D."
+      : g.balls ? "Balls in a checkerboard, seen from above: each layer's balls sit in the hollows of the layer below (faint)."
+        : g.name === "prisms" ? "Triangles seen from above (up and down in turn); each layer a layer of prisms. The hatched ones are the layer below."
+          : "Layer by layer, seen from above as in BurrTools: the hatched squares are the layer below.";
+  }
+  function fillLibraries() {
+    const sel = $("library"), info = grid().info;
+    sel.textContent = "";
+    $("library-shapes").textContent = ""; $("kaenel").hidden = true;
     const group = (label) => { const g = document.createElement("optgroup"); g.label = label; sel.appendChild(g); return g; };
     const opt = (g, value, label) => { const o = document.createElement("option"); o.value = value; o.textContent = label; g.appendChild(o); };
     const none = document.createElement("option"); none.value = ""; none.textContent = "add a piece from…"; sel.appendChild(none);
+    const blocks = grid().block > 1 ? " (cubes as blocks)" : "";
     const shapes = group("shape libraries");
-    for (const l of state.libraries) opt(shapes, "lib:" + l, l);
-    opt(shapes, "kaenel", "six-piece burr stick (Kaenel number)");
+    for (const l of info.libraries) opt(shapes, "lib:" + l, libLabel(l) + blocks);
+    if (info.kaenel) opt(shapes, "kaenel", "six-piece burr stick (Kaenel number)" + blocks);
     const models = group("pieces of a built-in model");
-    for (const m of state.models) opt(models, "model:" + m, m);
+    for (const m of st.info.models) if ((st.info.model_grids[m] || "cubes") === info.name) opt(models, "model:" + m, m);
   }
   $("library").addEventListener("change", () => showLibrary($("library").value));
   $("kaenel").addEventListener("change", () => showLibrary("kaenel"));
@@ -563,46 +801,56 @@
     const box = $("library-shapes"); box.textContent = "";
     $("kaenel").hidden = v !== "kaenel";
     if (!v) return;
+    const g = grid(), on = "&grid=" + encodeURIComponent(g.name);
     try {
       let shapes = [];
       if (v.startsWith("lib:")) {
-        const r = await api("/api/library?name=" + encodeURIComponent(v.slice(4)));
+        const r = await api("/api/library?name=" + encodeURIComponent(v.slice(4)) + on);
         shapes = Object.entries(r.shapes).map(([n, cells]) => ({ name: n, cells: cells }));
       } else if (v === "kaenel") {
         const n = parseInt($("kaenel").value, 10);
         if (!n) { $("kaenel").focus(); return; }
-        const r = await api("/api/library?name=kaenel:" + n);
+        const r = await api("/api/library?name=kaenel:" + n + on);
         shapes = Object.entries(r.shapes).map(([name, cells]) => ({ name: name, cells: cells }));
       } else if (v.startsWith("model:")) {
         const r = await api("/api/open", { model: v.slice(6) });
-        shapes = r.editor ? r.editor.pieces.map((p) => ({ name: p.name, cells: p.cells, color: p.color, count: p.count })) : [];
+        shapes = r.editor && r.editor.grid === g.name ? r.editor.pieces.map((p) => ({ name: p.name, cells: p.cells, color: p.color, count: p.count })) : [];
       }
+      if (grid() !== g) return;  // the grid changed while the library was read
       for (const s of shapes) {
         const b = document.createElement("button"); b.type = "button"; b.className = "shape-chip";
-        b.title = "add " + s.name + " (" + s.cells.length + " cells) as a new piece";
-        b.appendChild(thumb(s.cells, s.color || "#7f9fc8"));
+        b.title = "add " + s.name + " (" + s.cells.length + " " + g.noun + ") as a new piece";
+        b.appendChild(thumb(s.cells, s.color || "#7f9fc8", g));
         const t = document.createElement("span"); t.textContent = s.name; b.appendChild(t);
         b.dataset.name = s.name;
         b.addEventListener("click", () => addPiece(clone(s.cells), s.name, s.color));
         box.appendChild(b);
       }
+      box.dataset.shown = v + ":" + shapes.length;
     } catch (e) { fail(e); }
   }
-  function thumb(cells, color) {  // a small 3-D picture of a shape, drawn with the same geometry
+  function thumb(cells, color, g) {  // a small 3-D picture of a shape on its grid, drawn with the same geometry
     const c = document.createElement("canvas"), w = 44, x = c.getContext("2d");
     c.width = w; c.height = w; c.className = "thumb";
-    const cam = G.cameraAt(-0.785, 0.6155), size = bounds(cells), mid = size.map((v) => v / 2);
-    const scale = w / (Math.hypot(...size) + 0.6);
-    const P = (p) => [w / 2 + G.dot([p[0] - mid[0], p[1] - mid[1], p[2] - mid[2]], cam.right) * scale, w / 2 - G.dot([p[0] - mid[0], p[1] - mid[1], p[2] - mid[2]], cam.up) * scale];
-    const own = new Set(cells.map(key)), faces = [];
-    for (const cell of cells) for (const f of GRIDS.cube.faces(cell)) {
-      if (G.dot(f.normal, cam.toward) <= 0 || own.has(key(f.across))) continue;
-      faces.push({ d: G.dot(GRIDS.cube.centre(cell), cam.toward), pts: f.corners.map(P), lit: f.shade });
+    const flat = cells.every((c) => g.layerOf(c) === g.layerOf(cells[0]));  // a flat piece: seen more from above
+    const cam = G.cameraAt(-0.785, flat ? 1.0 : 0.6155), own = new Set(cells.map(key)), items = [];
+    for (const cell of cells) {
+      if (g.balls) { items.push({ d: G.dot(g.centre(cell), cam.toward), ball: g.centre(cell) }); continue; }
+      for (const f of g.faces(cell)) {
+        if (G.dot(f.normal, cam.toward) <= 0 || (f.across && own.has(key(f.across)))) continue;
+        items.push({ d: G.dot(f.mid, cam.toward), pts: f.pts, lit: f.lit });
+      }
     }
-    faces.sort((a, b) => a.d - b.d);
-    for (const f of faces) {
-      x.beginPath(); f.pts.forEach((p, i) => (i ? x.lineTo(p[0], p[1]) : x.moveTo(p[0], p[1]))); x.closePath();
-      x.fillStyle = G.shade(color, f.lit); x.fill(); x.strokeStyle = G.shade(color, 0.4); x.lineWidth = 0.7; x.stroke();
+    const all = items.flatMap((it) => it.ball ? [it.ball.map((v) => v - 0.5), it.ball.map((v) => v + 0.5)] : it.pts);
+    const lo = [0, 1, 2].map((a) => Math.min(...all.map((p) => p[a]))), hi = [0, 1, 2].map((a) => Math.max(...all.map((p) => p[a])));
+    const mid = [0, 1, 2].map((a) => (lo[a] + hi[a]) / 2), scale = w / (Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) + 0.3);
+    const P = (p) => { const q = [p[0] - mid[0], p[1] - mid[1], p[2] - mid[2]]; return [w / 2 + G.dot(q, cam.right) * scale, w / 2 - G.dot(q, cam.up) * scale]; };
+    items.sort((a, b) => a.d - b.d);
+    for (const it of items) {
+      x.beginPath();
+      if (it.ball) { const q = P(it.ball); x.arc(q[0], q[1], 0.5 * scale, 0, 2 * Math.PI); x.fillStyle = G.shade(color, 0.95); }
+      else { it.pts.map(P).forEach((p, i) => (i ? x.lineTo(p[0], p[1]) : x.moveTo(p[0], p[1]))); x.closePath(); x.fillStyle = G.shade(color, it.lit); }
+      x.fill(); x.strokeStyle = G.shade(color, 0.4); x.lineWidth = 0.7; x.stroke();
     }
     return c;
   }
@@ -864,6 +1112,15 @@
     $("explode").value = "0";
     st.viewer = window.cpsolveViewer(data, { address: false });
     $("status").dataset.steps = String(st.viewer.state.asm);
+    // what the solution's grid cannot do, said at its buttons
+    const g = data.grid || "cubes", info = st.info.grids.find((x) => x.name === g) || {};
+    const why = info.disassemble ? "" : "BurrTools has no disassembler for the " + g + " grid either: assemblies there are counted, not taken apart (the step slider drops the pieces in, one at a time).";
+    const noExplain = g === "cubes" ? "" : why || "Explain takes assemblies apart on the cube grid only: Disassemble takes this one apart along the grid's own moves.";
+    $("b-disassemble").disabled = !!why; $("b-disassemble").title = why || "take this assembly apart: its level and moves";
+    $("b-explain").disabled = !!noExplain; $("b-explain").title = noExplain || "why it does not come apart, what blocks what";
+    $("b-why").textContent = why || (noExplain && g !== "cubes" ? noExplain : "");
+    $("b-why").hidden = !$("b-why").textContent;
+    $("stage").dataset.grid = g;
   }
   function selectedBody() {
     const w = st.browse.selected;
@@ -910,27 +1167,43 @@
 
   // For tests and benchmarks: where a cell's face is on the 3-D canvas (page coordinates), as drawn now.
   window.cpsolveWorkbench = {
-    facePoint(cell, normal) {
-      const it = picks.find((p) => !p.floor && key(p.cell) === key(cell) && key(p.across) === key(G.add(cell, normal)));
-      if (!it) return null;
-      const r = cv.getBoundingClientRect(), n = it.pts.length;
-      return [r.left + it.pts.reduce((s, p) => s + p[0], 0) / n, r.top + it.pts.reduce((s, p) => s + p[1], 0) / n];
-    },
+    facePoint(cell, normal) { return this.acrossPoint(cell, G.add(cell, normal)); },
     floorPoint(cell) {
-      const it = picks.find((p) => p.floor && key(p.cell) === key(cell));
+      const it = picks.find((p) => p.floor && p.cells.some((c) => key(c) === key(cell)));
       if (!it) return null;
       const r = cv.getBoundingClientRect(), n = it.pts.length;
       return [r.left + it.pts.reduce((s, p) => s + p[0], 0) / n, r.top + it.pts.reduce((s, p) => s + p[1], 0) / n];
     },
+    // where to click in 3-D to add cell `across` beyond cell `cell`: the middle of the face between them,
+    // or on a ball the point of its surface facing the ball to add (null when hidden)
+    acrossPoint(cell, across) {
+      const it = picks.find((p) => !p.floor && key(p.cell) === key(cell) && (p.ball || (p.across && key(p.across) === key(across))));
+      if (!it) return null;
+      let x, y;
+      if (it.ball) {
+        const d = [0, 1, 2].map((a) => across[a] - cell[a]), n = Math.hypot(...d), cam = view.cam;
+        if (G.dot(d, cam.toward) / n < 0.15) return null;
+        x = it.at[0] + 0.8 * it.r * G.dot(d, cam.right) / n; y = it.at[1] - 0.8 * it.r * G.dot(d, cam.up) / n;
+      } else {
+        x = it.pts.reduce((s, p) => s + p[0], 0) / it.pts.length; y = it.pts.reduce((s, p) => s + p[1], 0) / it.pts.length;
+      }
+      if (pick(x, y) !== it) return null;  // another cell in front
+      const r = cv.getBoundingClientRect();
+      return [r.left + x, r.top + y];
+    },
+    faces: () => picks.filter((p) => !p.floor).map((p) => ({ cell: p.cell, across: p.across || null })),
     shape: () => clone(shape()),
     doc: () => clone(st.doc),
+    grid: () => st.doc.grid,
+    layer: () => st.layer,
   };
 
   // -- start ---------------------------------------------------------------------------------------------------
   (async function start() {
     try {
       const s = await api("/api/state");
-      fillLibraries(s);
+      st.info = s;
+      await loadGrids(s.grids);
       $("o-workers").placeholder = String(s.cores);
       const r = await api("/api/jobs");
       for (const j of r.jobs) runs[j.id] = j;

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import os
 import signal
 import sys
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import cpsolve
@@ -73,7 +75,16 @@ def puzzle_of(job: Mapping[str, Any]) -> cpsolve.Puzzle:
     """The puzzle as the editor holds it (its YAML text, checked as any file) or a built-in model."""
     if job.get("model"):
         return cpsolve.load(str(job["model"]))
-    return cpsolve.puzzle_from_yaml(str(job["yaml"]), str(job.get("where") or "workbench.yaml"))
+    text, where = str(job["yaml"]), str(job.get("where") or "workbench.yaml")
+    puzzle = cpsolve.puzzle_from_yaml(text, where)
+    # The editor holds a file of the folder unchanged: the puzzle is that file's, as `cpsolve enumerate FILE`
+    # reads it, so that its solutions lines name it (`origin`) as the command line's do and a run stopped
+    # here resumes there keeping every line (they are checked byte for byte).
+    path = Path(where)
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if not path.is_absolute() and Path.cwd() in path.resolve().parents and path.read_text(encoding="utf-8") == text:
+            return dataclasses.replace(puzzle, origin=where)
+    return puzzle
 
 
 def solution_of(job: Mapping[str, Any]) -> cpsolve.Solution:

@@ -90,8 +90,11 @@ def _echo_summary(summary: dict[str, Any], as_json: bool) -> None:
 @design_app.command("pieces")
 def design_pieces(
     box: Annotated[str, typer.Option(help="Boxes, comma-separated AxBxC (e.g. 3x3x3 or 1x4x5,2x2x5).")] = "3x3x3",
-    pool: Annotated[str, typer.Option(help="Pools, comma-separated: monocubes, dicubes, tricubes, tetracubes, "
-                                           "pentacubes, pentominoes.")] = "tricubes,tetracubes",
+    pool: Annotated[str, typer.Option(help="Pools of one grid, comma-separated: monocubes, dicubes, tricubes, "
+                                           "tetracubes, pentacubes, pentominoes (cubes); moniamonds, diamonds, "
+                                           "triamonds, tetriamonds, pentiamonds, hexiamonds, heptiamonds (prisms); "
+                                           "square-balls-N, triangular-balls-N, N = 1 to 5 (spheres: flat pieces "
+                                           "of balls).")] = "tricubes,tetracubes",
     pool_file: Annotated[Path | None, typer.Option(
         help="Take the pool from this puzzle file's pieces instead.")] = None,
     copies: Annotated[int, typer.Option(min=1, help="At most this many copies of a pool piece per set.")] = 1,
@@ -109,7 +112,8 @@ def design_pieces(
     """Piece sets from a pool that fill a box in exactly one way (up to rotation and reflection).
 
     Every multiset of pool pieces with the box's volume is a candidate; a piece that fits nowhere
-    drops it at once, and the search stops at the second solution class.
+    drops it at once, and the search stops at the second solution class. The box holds the cells of
+    the pool's grid (on spheres, the balls of its checkerboard).
     """
     from .. import api
 

@@ -7,7 +7,9 @@ ranges become the problem's parts, colours become constraint colours with the al
 groups become group numbers, the grid its `gridType`. Solutions are written as assemblies in
 BurrTools' placement convention on the puzzle's grid (the reader's `burr_offsets`: on cubes the shape's
 cell p lands at position + M·p for the transformation M numbered t; each grid numbers its turns its own
-way), so BurrTools shows them; a piece copy that a solution leaves out is written as `x`.
+way), so BurrTools shows them; a piece copy that a solution leaves out is written as `x`. On the sphere
+grid cpsolve knows the numbers of the cube's 24 turns only (`puzzle.burrtools.known_rotations`): a
+solution that turns a piece by one of the other 96 is refused in one line.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from ..errors import CpsolveError
 from ..limits import check_drawing
 from ..puzzle.assembly import check_solution
-from ..puzzle.burrtools import burr_offsets, turns_of
+from ..puzzle.burrtools import burr_offsets, known_rotations
 from ..puzzle.geometry import Cell
 from ..puzzle.grid import GRIDS, Grid
 from ..puzzle.model import Puzzle
@@ -74,7 +76,7 @@ class _Placements:
     def __init__(self, shape: tuple[Cell, ...], grid: int) -> None:
         self.by_form: dict[tuple[Cell, ...], tuple[int, tuple[int, int, int]]] = {}
         ordered = sorted(shape, key=lambda c: (c[2], c[1], c[0]))  # the box's index order, x fastest
-        for t in range(turns_of(grid) // 2):
+        for t in known_rotations(grid):
             offsets = burr_offsets(grid, t, ordered)
             if offsets is not None:
                 lo, form = _normal(offsets)
@@ -145,7 +147,7 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Iterable[dict[str, list[Cell]]] = 
     for k, sol in enumerate(solutions):
         if (why := check_solution(puzzle, sol)) is not None:
             raise CpsolveError(f"solution {k} is not a solution of {puzzle.name}: {why}", field="solutions")
-        stored.append(_assembly(puzzle, placers, sol, origin))
+        stored.append(_assembly(puzzle, placers, sol, origin, k))
     state = f' state="2" assemblies="{len(stored)}"' if stored else ' state="0"'
     lines = [
         '<?xml version="1.0"?>',
@@ -169,9 +171,10 @@ def write_xmpuzzle(puzzle: Puzzle, solutions: Iterable[dict[str, list[Cell]]] = 
     return gzip.compress("\n".join(lines).encode("utf-8"), mtime=0)
 
 
-def _assembly(puzzle: Puzzle, placers: dict[str, _Placements], solution: dict[str, list[Cell]], origin: Cell) -> str:
-    """One stored assembly (a solution `check_solution` passed): for every piece, `count` entries in cell
-    order, `x y z t` or `x`."""
+def _assembly(puzzle: Puzzle, placers: dict[str, _Placements], solution: dict[str, list[Cell]], origin: Cell,
+              number: int) -> str:
+    """Stored assembly `number` (a solution `check_solution` passed): for every piece, `count` entries in
+    cell order, `x y z t` or `x`."""
     by_piece: dict[str, list[list[Cell]]] = {}
     names = {p.name for p in puzzle.pieces}
     for label, cells in solution.items():
@@ -183,7 +186,13 @@ def _assembly(puzzle: Puzzle, placers: dict[str, _Placements], solution: dict[st
         for cells in placed:
             local = [(c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]) for c in cells]
             spot = placers[piece.name].get(_normal(local))
-            assert spot is not None, "check_solution found the piece's shape turned"
+            if spot is None:  # check_solution found the piece's shape turned: by a turn with no known number
+                assert puzzle.grid == "spheres", "every turn of the other grids has its BurrTools number"
+                raise CpsolveError(
+                    f"solution {number} turns piece {piece.name} by a turn of a triangular layer of balls, "
+                    "whose number in BurrTools' own list cpsolve does not copy (BurrTools is GPL): only sphere "
+                    "solutions whose pieces take the cube's 24 turns can be stored (export without the solutions)",
+                    field="solutions")
             out.append(" ".join(map(str, spot)))
         out += ["x"] * (piece.count - len(placed))
     return " ".join(out)

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from typing import Any
 
+from ..analysis.disassembly import TAKEN_APART
 from ..errors import CpsolveError
 from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
@@ -26,12 +27,16 @@ from . import solids
 from .pictures import CHAIN_COLORS, STRING, is_chain
 from .scene import (
     DIRECTIONS,
+    PRISM_LEAVE,
+    PRISM_WAYS,
     Step,
     assembly_steps,
     clearance,
     constraint_marks,
     mark_colors,
     ordered_labels,
+    prism_assembly_steps,
+    prism_clearance,
     solution_colors,
 )
 from .text import markup
@@ -84,39 +89,58 @@ def page_data(
     solutions, assembly = [], []
     found: dict[int, Sequence[Step | Mapping[str, Any]]] = dict(steps or {})
     interlocked = 0
+    directions = PRISM_LEAVE if lattice == "prisms" else DIRECTIONS
     for n, pieces_n in enumerate(solved):
-        if lattice != "cubes":  # no slides along cube axes: the page lets the pieces drop in from above
-            grid_row = [EMPTY * width] * len(cells)
-            for label, cs in pieces_n.items():
-                for c in cs:
-                    grid_row[where[c]] = symbol[label]
-            solutions.append("".join(grid_row))
-            assembly.append("")
-            continue
         grid = [EMPTY * width] * len(cells)
         for label, cs in pieces_n.items():
             for c in cs:
                 grid[where[c]] = symbol[label]
         solutions.append("".join(grid))
-        order = [(k, DIRECTIONS[0]) for k in sorted(pieces_n, key=int, reverse=True)] if chain else None
-        moves = assembly_steps(pieces_n, order)
-        assembly.append("".join(_step_code(s, symbol) for s in moves) if moves else "")
+        if lattice not in TAKEN_APART:  # no disassembler: the page lets the pieces drop in from above
+            assembly.append("")
+            continue
+        if lattice == "prisms":
+            moves = prism_assembly_steps(pieces_n)
+        else:
+            order = [(k, DIRECTIONS[0]) for k in sorted(pieces_n, key=int, reverse=True)] if chain else None
+            moves = assembly_steps(pieces_n, order)
+        assembly.append("".join(_step_code(s, symbol, directions) for s in moves) if moves else "")
         if moves is None and interlocked < INTERLOCKED and n not in found:
             interlocked += 1
-            taken_apart = interlocked_steps(pieces_n)
+            taken_apart = interlocked_steps(pieces_n, lattice)
             if taken_apart:
                 found[n] = taken_apart
     data["cells"] = [list(c) for c in cells]
     if lattice != "cubes":
         data.update(_solids(lattice, cells, where))
+    if lattice == "prisms":  # the page's moves in space, and their words
+        data["dirs"] = [{"v": _in_space(lattice, d), "side": side, "way": way, "unit": unit}
+                        for d, (side, way, unit) in zip(PRISM_LEAVE, PRISM_WAYS, strict=True)]
     data["solutions"] = solutions
     data["assembly"] = assembly
     if puzzle is not None and not chain and (puzzle.container_colors or any(p.colors for p in puzzle.pieces)):
         data["marks"] = _marks(puzzle, solved, where)
     if found:
-        data["steps"] = {str(i): [s.as_json() if isinstance(s, Step) else dict(s) for s in seq]
-                         for i, seq in found.items()}
+        data["steps"] = {str(i): [_step_json(s, lattice) for s in seq] for i, seq in found.items()}
     return data
+
+
+def _in_space(grid: str, move: Sequence[int]) -> list[float]:
+    """A move of cells (a legal translation of the grid) as a vector in the page's space (`solids.to_space`):
+    on the prism grid (dx, dy, dz) is dx / 2 edges along x, dy rows of triangles, dz layers."""
+    if grid != "prisms":
+        return [float(v) for v in move]
+    return [round(move[0] / 2, 4), round(move[1] * solids.HEIGHT, 4), float(move[2])]
+
+
+def _step_json(step: Step | Mapping[str, Any], grid: str) -> dict[str, Any]:
+    """A disassembly step as the page reads it: its move in space (given steps as they are)."""
+    if not isinstance(step, Step):
+        return dict(step)
+    out = step.as_json()
+    if grid == "prisms":
+        out["move"] = _in_space(grid, step.move)
+    return out
 
 
 def _solids(grid: str, cells: Sequence[Cell], where: Mapping[Cell, int]) -> dict[str, Any]:
@@ -136,11 +160,17 @@ def _symbol(i: int, width: int) -> str:
     return ALPHABET[i] if width == 1 else ALPHABET[i // len(ALPHABET)] + ALPHABET[i % len(ALPHABET)]
 
 
-def _step_code(step: Step, symbol: Mapping[str, str]) -> str:
-    """A one-piece step as characters: the piece, its direction (a digit), how far (an ALPHABET index)."""
-    far = max(abs(v) for v in step.move)
-    direction = (step.move[0] // far, step.move[1] // far, step.move[2] // far)
-    return symbol[step.pieces[0]] + str(DIRECTIONS.index(direction)) + ALPHABET[min(far, len(ALPHABET) - 1)]
+def _step_code(step: Step, symbol: Mapping[str, str], directions: Sequence[Cell] = DIRECTIONS) -> str:
+    """A one-piece step as characters: the piece, its direction (a digit: an index into `directions`,
+    the page's DIRS), how far in steps of that direction (an ALPHABET index)."""
+    m = step.move
+    k, far = next((k, _dot(m, d) // _dot(d, d)) for k, d in enumerate(directions)
+                  if _dot(m, d) > 0 and _dot(m, d) * _dot(m, d) == _dot(m, m) * _dot(d, d))
+    return symbol[step.pieces[0]] + str(k) + ALPHABET[min(far, len(ALPHABET) - 1)]
+
+
+def _dot(a: Sequence[int], b: Sequence[int]) -> int:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 def _colors(labels: Sequence[str], palettes: Sequence[Mapping[str, str]]) -> dict[str, Any]:
@@ -181,18 +211,19 @@ MAX_STATES = 200_000
 """Beyond this many states the disassembly search gives up and the page shows pieces dropping in."""
 
 
-def interlocked_steps(pieces: Mapping[str, Sequence[Sequence[int]]]) -> list[Step] | None:
-    """Moves that take an interlocking assembly apart (the disassembly analysis), as page steps.
+def interlocked_steps(pieces: Mapping[str, Sequence[Sequence[int]]], grid: str = "cubes") -> list[Step] | None:
+    """Moves that take an interlocking assembly apart (the disassembly analysis on `grid`), as page steps.
 
-    The analysis moves groups of pieces by whole cells; a part that comes free goes "out", which
-    here means just far enough that its bounding box is clear of the rest of the (sub-)assembly it
-    leaves (`scene.clearance`), and farther if it would land on a piece already out there.
+    The analysis moves groups of pieces by whole cells (on the prism grid, by steps along its four
+    axes); a part that comes free goes "out", which here means just far enough that it is clear of the
+    rest of the (sub-)assembly it leaves (`scene.clearance`, `scene.prism_clearance`), and farther if it
+    would land on a piece already out there.
     """
     from ..analysis.disassembly import TooManyStates, disassemble
 
     cells: dict[str, list[Cell]] = {k: [(int(c[0]), int(c[1]), int(c[2])) for c in cs] for k, cs in pieces.items()}
     try:
-        result = disassemble(cells, max_states=MAX_STATES)
+        result = disassemble(cells, max_states=MAX_STATES, grid=grid)
     except TooManyStates:
         return None
     if result.separation is None:
@@ -206,7 +237,7 @@ def interlocked_steps(pieces: Mapping[str, Sequence[Sequence[int]]]) -> list[Ste
                 group = [c for p in m.pieces for c in at[p]]
                 rest = [c for p in s.pieces if p not in m.pieces for c in at[p]]
                 others = {c for p, cs in at.items() if p not in m.pieces for c in cs}
-                amount = clearance(group, rest, d)
+                amount = clearance(group, rest, d) if grid != "prisms" else prism_clearance(group, rest, d) or 1
                 while any((c[0] + d[0] * amount, c[1] + d[1] * amount, c[2] + d[2] * amount) in others for c in group):
                     amount += 1
             else:

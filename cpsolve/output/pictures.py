@@ -174,29 +174,46 @@ def solid_shapes(parts: Sequence[Part], cam: Projection, frame: Frame, grid: str
     items: list[tuple[float, list[Shape]]] = []
     toward = cam.toward
     edge_w = max(0.6, frame.unit / 40)
+    seam_w = max(0.6, frame.unit / 60)
     for p in parts:
         ox, oy, oz = p.offset
+        marked = {c: drawn for c, _, drawn in p.marks}
         if grid == "spheres":
             r = 0.5 * frame.unit
             for c in p.cells:
                 x, y, z = solids.ball_centre(c)
                 q = (x + ox, y + oy, z + oz)
-                items.append((cam.depth(q), [Ball(frame.px(cam.point(q)), r, p.color)]))
+                ball: list[Shape] = [Ball(frame.px(cam.point(q)), r, p.color)]
+                if c in marked:  # a constraint colour: a smaller ball of it in front of the ball's middle
+                    ball.append(Ball(frame.px(cam.point(q)), r * MARK_SIZE, marked[c]))
+                items.append((cam.depth(q), ball))
             continue
-        for pts, n, _ in solids.outer_faces(grid, p.cells):
-            if n[0] * toward[0] + n[1] * toward[1] + n[2] * toward[2] <= 1e-9:
-                continue  # facing away: hidden
-            moved = [(a + ox, b + oy, c + oz) for a, b, c in pts]
-            mid = (sum(v[0] for v in moved) / len(moved), sum(v[1] for v in moved) / len(moved),
-                   sum(v[2] for v in moved) / len(moved))
-            corners = tuple(frame.px(cam.point(v)) for v in moved)
-            light = solids.lit(n)
-            face: list[Shape] = [Polygon(corners, shade(p.color, light))]
-            face += [Line(corners[i], corners[(i + 1) % len(corners)], shade(p.color, light * 0.6), edge_w)
-                     for i in range(len(corners))]
-            items.append((cam.depth(mid), face))
+        own = set(p.cells)
+        for cell in p.cells:
+            for pts, n, other in solids.faces(grid, cell):
+                if other in own or n[0] * toward[0] + n[1] * toward[1] + n[2] * toward[2] <= 1e-9:
+                    continue  # inside the piece, or facing away: hidden
+                moved = [(a + ox, b + oy, c + oz) for a, b, c in pts]
+                mid = (sum(v[0] for v in moved) / len(moved), sum(v[1] for v in moved) / len(moved),
+                       sum(v[2] for v in moved) / len(moved))
+                corners = tuple(frame.px(cam.point(v)) for v in moved)
+                light = solids.lit(n)
+                face: list[Shape] = [Polygon(corners, shade(p.color, light))]
+                face += [Line(corners[i], corners[(i + 1) % len(corners)], shade(p.color, light * 0.6), edge_w)
+                         for i in range(len(corners))]
+                if cell in marked:  # a constraint colour: the face drawn again smaller in it, lit as the face
+                    face += _mark(corners, marked[cell], light, seam_w)
+                items.append((cam.depth(mid), face))
     items.sort(key=lambda item: item[0])
     return [s for _, shapes in items for s in shapes]
+
+
+def _mark(corners: Sequence[Point], color: str, light: float, width: float) -> list[Shape]:
+    """A constraint colour on a face: the face shrunk about its middle to MARK_SIZE, filled lit as the face."""
+    mid = (sum(p[0] for p in corners) / len(corners), sum(p[1] for p in corners) / len(corners))
+    inner = tuple((mid[0] + (p[0] - mid[0]) * MARK_SIZE, mid[1] + (p[1] - mid[1]) * MARK_SIZE) for p in corners)
+    return [Polygon(inner, shade(color, light)),
+            *(Line(inner[i], inner[(i + 1) % len(inner)], shade(color, light * 0.6), width) for i in range(len(inner)))]
 
 
 def grid_exploded(parts: Sequence[Part], grid: str) -> tuple[Part, ...]:
@@ -229,15 +246,13 @@ def cube_shapes(parts: Sequence[Part], cam: Projection, frame: Frame, view: str 
                 out.append(Line(a, b, shade(color, lit * 0.82), seam_w))
         mark = marked[face.part].get(face.cell)
         if mark:  # a constraint colour: a square in the middle of each face of the cube, lit as the face
-            mid = (sum(p[0] for p in corners) / 4, sum(p[1] for p in corners) / 4)
-            inner = tuple((mid[0] + (p[0] - mid[0]) * MARK_SIZE, mid[1] + (p[1] - mid[1]) * MARK_SIZE) for p in corners)
-            out.append(Polygon(inner, shade(mark, lit)))
-            out += [Line(inner[i], inner[(i + 1) % 4], shade(mark, lit * 0.6), seam_w) for i in range(4)]
+            out += _mark(corners, mark, lit, seam_w)
     return out
 
 
 MARK_SIZE = 0.5
-"""A constraint colour is drawn as a square of this fraction of the face's side."""
+"""A constraint colour is drawn as the face (a cube's square, another solid's face) shrunk to this fraction,
+or on a ball as a ball of this fraction of its size."""
 
 
 def legend_entries(parts: Sequence[Part]) -> list[tuple[tuple[str, ...], str]]:
@@ -636,7 +651,7 @@ def draw_solution(
 
     if grid == "cubes" and is_chain(pieces):
         return _folded_chain(pieces, view, explode, unit, title)
-    parts = parts_of(pieces, colors, marks=marks if grid == "cubes" else None)  # marks are drawn on cube faces
+    parts = parts_of(pieces, colors, marks=marks)
     if explode:
         parts = exploded(parts, view) if grid == "cubes" else grid_exploded(parts, grid)
     return solution_drawing(parts, view=view, title=title, unit=unit, grid=grid)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..errors import CpsolveError
 from ..puzzle.colors import css_color
 from ..puzzle.geometry import ALL_TRANSFORMS, FACE_STEPS, ROTATIONS, Cell, bounding_size, normalize, orientations
+from ..puzzle.grid import GRIDS, Grid
 from ..puzzle.model import Puzzle
 
 Vec = tuple[float, float, float]
@@ -347,23 +348,39 @@ def constraint_marks(puzzle: Puzzle | None, pieces: Mapping[str, Iterable[Sequen
     assert puzzle is not None
     ground = dict(puzzle.container_colors)
     drawn = mark_colors(puzzle)
-    turns = (*ROTATIONS, *(t for t in ALL_TRANSFORMS if t.is_reflection))
+    grid = GRIDS[puzzle.grid]
     out: dict[str, dict[Cell, tuple[str, str]]] = {}
     for label, cells in pieces.items():
         piece = coloured.get(base_name(label))
         if piece is None:
             continue
         target = {(int(c[0]), int(c[1]), int(c[2])) for c in cells}
-        low = tuple(min(c[i] for c in target) for i in range(3))
-        paint = dict(piece.colors)
-        for t in turns:
-            moved = {t.apply(c): paint.get(c, "") for c in piece.shape}
-            by = tuple(low[i] - min(c[i] for c in moved) for i in range(3))
-            placed = {_add(c, by): k for c, k in moved.items()}
+        colour_of = dict(piece.colors)
+        paint = [colour_of.get(c, "") for c in piece.shape]
+        for moved in _turned_on(grid, piece.shape, target):
+            placed = dict(zip(moved, paint, strict=True))
             if placed.keys() == target and all(puzzle.color_allows(k, ground.get(c)) for c, k in placed.items()):
                 out[label] = {c: (k, drawn[k]) for c, k in placed.items() if k}
                 break
     return out
+
+
+def _turned_on(grid: Grid, shape: Sequence[Cell], target: set[Cell]) -> Iterable[list[Cell]]:
+    """The shape's cells (in its order) under each of the grid's maps, rotations first, then mirror images,
+    moved by the legal translation that puts them where `target` is (when they are its shape)."""
+    if grid.name == "cubes":  # the 48 signed permutations, and a plain shift of the least corner
+        low = tuple(min(c[i] for c in target) for i in range(3))
+        for t in (*ROTATIONS, *(t for t in ALL_TRANSFORMS if t.is_reflection)):
+            moved = [t.apply(c) for c in shape]
+            by = tuple(low[i] - min(c[i] for c in moved) for i in range(3))
+            yield [_add(c, by) for c in moved]
+        return
+    there = grid.shift_of(sorted(target))
+    for g in grid.maps:
+        turned = grid.moved(g, shape)
+        if turned is not None:
+            here = grid.shift_of(turned)
+            yield [(c[0] + here[0] - there[0], c[1] + here[1] - there[1], c[2] + here[2] - there[2]) for c in turned]
 
 
 # -- faces and outlines ------------------------------------------------------------------------
@@ -742,5 +759,84 @@ def assembly_steps(
     for k, d in order:
         moving = left.pop(k)
         far = clearance(moving, [c for box in left.values() for c in box], d)
+        out.append(Step((k,), (d[0] * far, d[1] * far, d[2] * far), out=True))
+    return out
+
+
+# -- assembly on the prism grid ---------------------------------------------------------------
+
+PRISM_LEAVE: tuple[Cell, ...] = ((0, 0, 1), (2, 0, 0), (-2, 0, 0), (1, 1, 0), (-1, -1, 0), (-1, 1, 0), (1, -1, 0),
+                                 (0, 0, -1))
+"""The prism grid's moves (BurrTools' four prism axes, both ways: `analysis.disassembly.PRISM_DIRECTIONS`)
+in the order a piece may leave: lifting it out first, as on cubes, down last."""
+PRISM_WAYS: tuple[tuple[str, str, str], ...] = (
+    ("above", "up", "layer"), ("the right", "to the right", "edge"), ("the left", "to the left", "edge"),
+    ("the back right", "back and to the right", "edge"), ("the front left", "forward and to the left", "edge"),
+    ("the back left", "back and to the left", "edge"), ("the front right", "forward and to the right", "edge"),
+    ("below", "down", "layer"))
+"""For each of PRISM_LEAVE: where it leads, the way it goes, and its unit (a layer, or a triangle's edge)."""
+
+
+def prism_swept(c: Cell, d: Cell) -> Cell | None:
+    """The cell a triangle passes over sliding one step from `c` along `d` (between its start and its end,
+    `analysis.disassembly.PRISM_SWEPT`), or None (a step up or down passes over none)."""
+    from ..analysis.disassembly import PRISM_SWEPT
+
+    key = d if d in PRISM_SWEPT else (-d[0], -d[1], -d[2])
+    w = PRISM_SWEPT[key][(c[0] + c[1]) % 2]  # an up triangle's offset, or a down one's
+    if w == (0, 0, 0):
+        return None
+    start = c if key == d else (c[0] + d[0], c[1] + d[1], c[2] + d[2])  # the same kind as c
+    return (start[0] + w[0], start[1] + w[1], start[2] + w[2])
+
+
+def _ahead(c: Sequence[int], d: Cell) -> int:
+    """How far a cell is along d (c . d): it grows by |d|^2 a step, and the cell a triangle passes over
+    lies strictly between its start and its end."""
+    return c[0] * d[0] + c[1] * d[1] + c[2] * d[2]
+
+
+def prism_clearance(moving: Sequence[Cell], rest: Iterable[Cell], d: Cell, gap: int = 1) -> int | None:
+    """How many steps cells of the prism grid slide along `d` until every one is ahead of all of `rest`
+    (then nothing can meet them farther on; with no rest, ahead of where they were), and `gap` steps
+    more; None when they meet a cell of `rest`, or pass over one, on the way."""
+    blocked = set(rest)
+    far = max(_ahead(c, d) for c in (blocked or moving))  # alone: until clear of where it was
+    step = _ahead(d, d)
+    t = 0
+    while min(_ahead(c, d) for c in moving) + t * step <= far:
+        for c in moving:
+            at = (c[0] + t * d[0], c[1] + t * d[1], c[2] + t * d[2])
+            nxt = (at[0] + d[0], at[1] + d[1], at[2] + d[2])
+            if nxt in blocked or prism_swept(at, d) in blocked:
+                return None
+        t += 1
+    return t + gap
+
+
+def prism_assembly_steps(pieces: Mapping[str, Sequence[Sequence[int]]]) -> list[Step] | None:
+    """`assembly_steps` on the prism grid: one piece at a time slides out along one of the grid's moves
+    (PRISM_LEAVE) without meeting or passing over the pieces left, the highest lifted first; None when
+    the pieces interlock. Greedy is complete here as on cubes: taking a piece out never blocks another."""
+    cells = {k: [(int(c[0]), int(c[1]), int(c[2])) for c in cs] for k, cs in pieces.items()}
+    order = list(cells)
+    out = []
+    while cells:
+        best: tuple[tuple[int, int, int], str, Cell, int] | None = None
+        for i, k in enumerate(order):
+            if k not in cells:
+                continue
+            rest = [c for j, cs in cells.items() if j != k for c in cs]
+            for rank, d in enumerate(PRISM_LEAVE):
+                far = prism_clearance(cells[k], rest, d)
+                if far is not None:
+                    key = (rank, -max(c[2] for c in cells[k]), i)
+                    if best is None or key < best[0]:
+                        best = (key, k, d, far)
+                    break
+        if best is None:
+            return None
+        _, k, d, far = best
+        del cells[k]
         out.append(Step((k,), (d[0] * far, d[1] * far, d[2] * far), out=True))
     return out

@@ -1,4 +1,5 @@
-"""Pieces as printable solids: the outer faces of each piece's unit cubes as a closed STL mesh.
+"""Pieces as printable solids: the outer faces of each piece's unit cubes as a closed STL mesh (on the other
+grids, `piece_triangles`: balls joined by rods, or the cells' solids, shrunk by `shrunk_triangles`).
 
 Each outer unit face becomes two triangles, wound counter-clockwise seen from outside (the STL
 convention); faces inside the piece are left out, so the mesh is the piece's surface only. A
@@ -12,8 +13,11 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Iterable, Sequence
+from functools import cache
 
+from ..errors import CpsolveError
 from ..puzzle.geometry import Cell
+from ..puzzle.grid import GRIDS
 from ..puzzle.names import safe_stem, unique_stems
 from . import solids
 from .scene import Vec, face_corners, outer_faces
@@ -23,20 +27,72 @@ Triangle = tuple[Vec, Vec, Vec]
 FLOAT32_MAX = 3.4028234663852886e38
 """The largest number an STL file holds (IEEE single precision, what `binary_stl` packs)."""
 
-def piece_triangles(grid: str, cells: Iterable[Cell], unit: float = 10.0, clearance: float = 0.0) -> list[Triangle]:
+def piece_triangles(grid: str, cells: Iterable[Cell], unit: float = 10.0, clearance: float = 0.0,
+                    name: str = "") -> list[Triangle]:
     """The surface of a piece on its grid, in millimetres: cubes (`triangles`), joined balls (`ball_triangles`)
     or the outer faces of the other grids' solids, each fanned into triangles (`unit` per triangle edge,
-    per cube of a rhombic or tetra-octa block; their `clearance` is not applied: a face of a tetrahedron
-    moved inwards meets its neighbours' at other points, so those pieces print at their full size)."""
+    per cube of a rhombic or tetra-octa block), shrunk by `clearance` (`shrunk_triangles`)."""
     if grid == "cubes":
         return triangles(cells, unit, clearance)
     if grid == "spheres":
         return ball_triangles(cells, unit, clearance)
+    if clearance > 0:
+        return shrunk_triangles(grid, list(cells), unit, clearance, name)
     out: list[Triangle] = []
     for pts, _, _ in solids.outer_faces(grid, list(cells)):
         q = [(p[0] * unit, p[1] * unit, p[2] * unit) for p in pts]
         out += [(q[0], q[i], q[i + 1]) for i in range(1, len(q) - 1)]
     return out
+
+
+def shrunk_triangles(grid: str, cells: Sequence[Cell], unit: float, clearance: float, name: str = "") -> list[Triangle]:
+    """A piece of the prism, rhombic or tetra-octa grid shrunk towards its own interior: every face moved
+    inwards by exactly half of `clearance`, so that two pieces that touched print `clearance` apart face to
+    face, and farther at edges and corners.
+
+    Moving faces one by one does not close up on these grids (a vertex where four or more face planes meet,
+    as at a rhombic dodecahedron's, splits when they move), so the piece is eroded as a whole: its cells'
+    union minus the Minkowski sum of its outside with K, the polytope whose faces lie at clearance / 2 from
+    the centre in every direction a face of the grid faces (`_face_directions`: a hexagonal prism on the
+    prism grid). A face then moves by exactly clearance / 2, an edge or corner at least as far. The
+    geometry is Manifold's (manifold3d: exact and closed), imported only here.
+    """
+    try:
+        import manifold3d as mf
+    except ImportError:
+        raise CpsolveError(f"a clearance on the {grid} grid needs the manifold3d package (pip install "
+                           "'cpsolve[stl]'), which shrinks these pieces exactly", field="clearance") from None
+    import numpy as np
+
+    half = clearance / 2
+    body = mf.Manifold.batch_boolean(
+        [mf.Manifold.hull_points(np.array([p for f in solids.faces(grid, c) for p in f[0]]) * unit) for c in cells],
+        mf.OpType.Add)
+    tool = mf.Manifold.cube([4 * half] * 3, center=True)
+    for n in _face_directions(grid):
+        tool = tool.trim_by_plane([-n[0], -n[1], -n[2]], -half)  # keep n . y <= clearance / 2
+    shrunk = body.minkowski_difference(tool)
+    if shrunk.is_empty() or len(shrunk.decompose()) > len(body.decompose()):
+        what = "leaves nothing of" if shrunk.is_empty() else "cuts in two"
+        raise CpsolveError(f"clearance {clearance:g} mm {what} piece {name} (at {unit:g} mm a cell): give a smaller "
+                           "clearance, or a larger --unit", field="clearance")
+    mesh = shrunk.to_mesh()
+    v = np.asarray(mesh.vert_properties, dtype=float)[:, :3]
+    corner = [(float(p[0]), float(p[1]), float(p[2])) for p in v]
+    return [(corner[a], corner[b], corner[c]) for a, b, c in np.asarray(mesh.tri_verts).tolist()]
+
+
+@cache
+def _face_directions(grid: str) -> tuple[Vec, ...]:
+    """The outward normals of every face of every kind of cell of a grid (one period of its cells)."""
+    from itertools import product
+
+    g = GRIDS[grid]
+    px, py, pz = g.period
+    found = {(round(n[0], 9) + 0.0, round(n[1], 9) + 0.0, round(n[2], 9) + 0.0)
+             for c in product(range(px), range(py), range(pz)) if g.is_cell(c)
+             for _, n, _ in solids.faces(grid, c)}
+    return tuple(sorted(found))
 
 
 BALL_SEGMENTS = 16

@@ -7,9 +7,10 @@ the file is an independent proof of the change (`total_of_text` reads it back th
 as `cpsolve enumerate` would, rather than trusting the in-memory puzzle it came from).
 
 Coordinates: the container is drawn over the bounding box of `frame` (the original puzzle's
-container), shifted so that its lowest corner is (0, 0, 0); colours and optional cells are shifted
-alike, so a cell of the file is the original's cell minus that corner (the same cell whenever the
-original starts at the origin, as boxes do).
+container), shifted so that its lowest corner is (0, 0, 0) (on the other grids, by the legal
+translation nearest that: `origin_of`); colours and optional cells are shifted alike, so a cell of
+the file is the original's cell minus that corner (the same cell whenever the original starts at
+the origin, as boxes do).
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...puzzle.geometry import Cell
+from ...puzzle.grid import GRIDS
 from ...puzzle.model import Puzzle
 from ...puzzle.writer import Line, LineMap, drawing, puzzle_text
 
 
-def origin_of(frame: Sequence[Cell]) -> Cell:
-    """The lowest corner of the frame's bounding box: what every file coordinate is measured from."""
-    return (min(c[0] for c in frame), min(c[1] for c in frame), min(c[2] for c in frame))
+def origin_of(frame: Sequence[Cell], grid: str = "cubes") -> Cell:
+    """What every file coordinate is measured from: the lowest corner of the frame's bounding box, or on a
+    grid whose translations are not all legal (prisms, spheres, rhombic, tetra-octa) the corner that the
+    grid's normal form moves to the origin (`Grid.shift_of`), so that a cell keeps its kind in the file."""
+    dx, dy, dz = GRIDS[grid].shift_of(frame)
+    return (-dx, -dy, -dz)
 
 
 def shifted(cell: Cell, origin: Cell) -> list[int]:
@@ -37,7 +42,7 @@ def puzzle_yaml(puzzle: Puzzle, frame: Sequence[Cell], source: str, total: int |
     `total` (when known, > 0) is written as the reference, so `cpsolve report`-style checks and a
     reader see what enumeration proved.
     """
-    lo = origin_of(frame)
+    lo = origin_of(frame, puzzle.grid)
     hi = tuple(max(c[i] for c in frame) for i in range(3))
     cells = set(puzzle.container)
     maybe = set(puzzle.optional)
@@ -51,6 +56,8 @@ def puzzle_yaml(puzzle: Puzzle, frame: Sequence[Cell], source: str, total: int |
     if puzzle.description:
         data["description"] = puzzle.description
     data["source"] = source
+    if puzzle.grid != "cubes":
+        data["grid"] = puzzle.grid
     container: dict[str, object] = {"layers": drawing(layers)}
     if puzzle.container_colors:
         by_colour: dict[str, list[list[int]]] = {}

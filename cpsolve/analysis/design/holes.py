@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ...errors import CpsolveError
 from ...problem.symmetry import rotations_of
 from ...puzzle.geometry import Cell
 from ...puzzle.model import Piece, Puzzle
@@ -44,7 +45,7 @@ def spare_volume(puzzle: Puzzle) -> int:
 def holed(puzzle: Puzzle, holes: Sequence[Cell], name: str) -> Puzzle:
     """The puzzle with `holes` (its own coordinates) taken out of the container; everything else kept."""
     out = set(holes)
-    lo = origin_of(puzzle.container)
+    lo = origin_of(puzzle.container, puzzle.grid)
     words = " and ".join(json.dumps(shifted(c, lo)) for c in holes)
     return replace(puzzle, name=name, container=tuple(c for c in puzzle.container if c not in out),
                    optional=tuple(c for c in puzzle.optional if c not in out),
@@ -52,6 +53,19 @@ def holed(puzzle: Puzzle, holes: Sequence[Cell], name: str) -> Puzzle:
                    reference=None, origin=None,
                    description=f"{puzzle.name} with cell{'s' if len(holes) > 1 else ''} {words} made a hole "
                                f"(taken out of the container)")
+
+
+def hole_shape(puzzle: Puzzle) -> tuple[Cell, ...]:
+    """The one-cell piece that stands for a hole: a cell of the puzzle's grid, in normal form, whose turns
+    reach every kind of cell of the grid (a cube; a triangle, up or down; a ball; any of the 24 rhombic
+    tetrahedra). The tetra-octa grid has two shapes of cell (a regular tetrahedron, a quarter octahedron):
+    no one piece stands for every hole there, and holes are refused in one line."""
+    grid = puzzle.lattice
+    if grid.name == "tetra-octa":
+        raise CpsolveError("holes are not searched on the tetra-octa grid: its cells have two shapes (a regular "
+                           "tetrahedron and a quarter octahedron), so no one hole piece stands for every cell; "
+                           "fix or mark instead", field="change")
+    return grid.normalize(grid.box((5, 5, 5))[:1])
 
 
 def hole_counts(puzzle: Puzzle, h: int, backend: str = "auto",
@@ -64,7 +78,7 @@ def hole_counts(puzzle: Puzzle, h: int, backend: str = "auto",
 
     names = {p.name for p in puzzle.pieces}
     hole = next(n for n in ("hole", *(f"hole-{k}" for k in range(2, len(names) + 3))) if n not in names)
-    augmented = replace(puzzle, pieces=(*puzzle.pieces, Piece(hole, ((0, 0, 0),), h)), key_piece=None)
+    augmented = replace(puzzle, pieces=(*puzzle.pieces, Piece(hole, hole_shape(puzzle), h)), key_piece=None)
     prepared, found = assemblies_of(augmented, backend, max_assemblies)
     assert isinstance(prepared, Prepared)
     rows = prepared.problem.rows
@@ -104,7 +118,7 @@ def suggest_holes(puzzle: Puzzle, backend: str = "auto", limit: int = 5, verify:
             orbit = {tuple(sorted(g.perm[c] for c in cells_)) for g in rotations}
             seen |= orbit
             orbits.append((cells_, len(orbit)))
-        lo = origin_of(puzzle.container)
+        lo = origin_of(puzzle.container, puzzle.grid)
         for i, (cells_, orbit_size) in enumerate(orbits[:limit]):
             where = [prepared.problem.cells[c] for c in cells_]
             name = f"{puzzle.name}-hole-{i + 1}"

@@ -44,7 +44,8 @@ from dataclasses import dataclass, replace
 from ...errors import CpsolveError
 from ...problem.placements import ExactCoverProblem
 from ...problem.symmetry import rotations_of
-from ...puzzle.geometry import ROTATIONS, Cell
+from ...puzzle.geometry import Cell
+from ...puzzle.grid import CUBES, Grid
 from ...puzzle.model import Piece, Puzzle
 from .changes import Change, ChangeReport, assemblies_of, prove
 from .files import origin_of, shifted
@@ -69,24 +70,23 @@ class MarkedCopy:
     cubes: tuple[tuple[Cell, Cell], ...]
 
 
-def piece_orientations(piece: Piece) -> list[tuple[Cell, ...]]:
-    """Each distinct rotation of the piece as the moved position of every cube (same order as the shape)."""
+def piece_orientations(piece: Piece, grid: Grid = CUBES) -> list[tuple[Cell, ...]]:
+    """Each distinct rotation of the piece on its grid as the moved position of every cube (same order as
+    the shape), in the grid's normal form (`Grid.turned`)."""
     out: list[tuple[Cell, ...]] = []
-    for t in ROTATIONS:
-        moved = [t.apply(c) for c in piece.shape]
-        lo = tuple(min(m[i] for m in moved) for i in range(3))
-        pos = tuple((m[0] - lo[0], m[1] - lo[1], m[2] - lo[2]) for m in moved)
+    for moved in grid.turned(piece.shape):
+        pos = tuple(moved)
         if pos not in out:
             out.append(pos)
     return out
 
 
-def piece_symmetries(piece: Piece) -> list[tuple[int, ...]]:
+def piece_symmetries(piece: Piece, grid: Grid = CUBES) -> list[tuple[int, ...]]:
     """The rotations that map the (coloured) piece onto itself, as permutations of its cube indices."""
     index = {c: i for i, c in enumerate(piece.shape)}
     paint = dict(piece.colors)
     out = []
-    for pos in piece_orientations(piece):
+    for pos in piece_orientations(piece, grid):
         if set(pos) == set(piece.shape) and all(paint.get(pos[i]) == paint.get(c) for i, c in enumerate(piece.shape)):
             out.append(tuple(index[pos[i]] for i in range(len(pos))))
     return out
@@ -100,19 +100,19 @@ class MarkCounter:
         index = {c: i for i, c in enumerate(problem.cells)}
         paint = dict(puzzle.container_colors)
         self.markable_cell = [c not in paint for c in problem.cells]
-        self.syms = [piece_symmetries(p) for p in puzzle.pieces]
-        orients = [piece_orientations(p) for p in puzzle.pieces]
+        grid = puzzle.lattice
+        self.syms = [piece_symmetries(p, grid) for p in puzzle.pieces]
+        orients = [piece_orientations(p, grid) for p in puzzle.pieces]
         self.maps: list[list[tuple[int, ...]]] = []
         """Per row: each colour-allowed orientation as cube index -> container cell index."""
         for row in problem.rows:
             piece = puzzle.pieces[row.piece]
             cube_paint = dict(piece.colors)
             target = sorted(problem.cells[c] for c in row.cells)
+            there = grid.shift_of(target)  # the orientations are in normal form: moved back by it
             found: list[tuple[int, ...]] = []
             for pos in orients[row.piece]:
-                a = min(pos)
-                d = (target[0][0] - a[0], target[0][1] - a[1], target[0][2] - a[2])
-                placed = [(x + d[0], y + d[1], z + d[2]) for x, y, z in pos]
+                placed = [(x - there[0], y - there[1], z - there[2]) for x, y, z in pos]
                 if sorted(placed) != target:
                     continue
                 if not all(puzzle.color_allows(cube_paint.get(src), paint.get(dst))
@@ -190,7 +190,7 @@ class MarkCounter:
 
     def marked_copies(self, design: Design) -> tuple[MarkedCopy, ...]:
         """The design with piece names, cube coordinates and container cells (file coordinates)."""
-        lo = origin_of(self.puzzle.container)
+        lo = origin_of(self.puzzle.container, self.puzzle.grid)
         out = []
         for p, assign in design:
             piece = self.puzzle.pieces[p]
@@ -209,7 +209,7 @@ def _fresh(base: str, taken: set[str]) -> str:
 
 def marked(puzzle: Puzzle, copies: Sequence[MarkedCopy], name: str) -> Puzzle:
     """The puzzle with each marked copy split off its piece, its cubes and cells painted (see the module)."""
-    lo = origin_of(puzzle.container)
+    lo = origin_of(puzzle.container, puzzle.grid)
     colour_names = ({k for _, k in puzzle.container_colors} | {k for p in puzzle.pieces for _, k in p.colors}
                     | {x for rule in puzzle.color_rules for x in rule})
     piece_names = {p.name for p in puzzle.pieces}
@@ -251,18 +251,23 @@ def marked(puzzle: Puzzle, copies: Sequence[MarkedCopy], name: str) -> Puzzle:
         pieces += extra.get(p.name, [])
     names = {p.name for p in pieces}
     groups = tuple(frozenset(g | {n for old in g for n in marked_names.get(old, [])}) & names for g in puzzle.groups)
-    words = "; ".join(f"cube {list(q)} of {m.piece} on cell {list(c)}" for m in copies for q, c in m.cubes)
+    unit = UNIT.get(puzzle.grid, "cell")
+    words = "; ".join(f"{unit} {list(q)} of {m.piece} on cell {list(c)}" for m in copies for q, c in m.cubes)
     return replace(puzzle, name=name, pieces=tuple(pieces), container_colors=tuple(sorted(paint.items())),
                    color_rules=frozenset(rules), groups=tuple(g for g in groups if g),
                    key_piece=puzzle.key_piece if puzzle.key_piece in names else None, reference=None, origin=None,
-                   description=f"{puzzle.name} with {words} (each marked cube painted like its cell; every other "
-                               f"cell painted {plain!r}, so a painted cube must sit on its painted cell)")
+                   description=f"{puzzle.name} with {words} (each marked {unit} painted like its cell; every other "
+                               f"cell painted {plain!r}, so a painted {unit} must sit on its painted cell)")
 
 
-def describe(copies: Sequence[MarkedCopy]) -> str:
+UNIT = {"cubes": "cube", "prisms": "triangle", "spheres": "ball"}
+"""What a piece's cell is called in a mark's words, by grid (else "cell")."""
+
+
+def describe(copies: Sequence[MarkedCopy], grid: str = "cubes") -> str:
     parts = []
     for m in copies:
-        cubes = " and ".join(f"cube {list(q)} on cell {list(c)}" for q, c in m.cubes)
+        cubes = " and ".join(f"{UNIT.get(grid, 'cell')} {list(q)} on cell {list(c)}" for q, c in m.cubes)
         parts.append(f"{m.piece}: {cubes}")
     return "mark " + "; ".join(parts)
 
@@ -298,5 +303,5 @@ def suggest_marks(puzzle: Puzzle, backend: str = "auto", limit: int = 5, verify:
         detail: dict[str, object] = {"marks": [{"piece": m.piece, "cube": list(q), "cell": list(c)}
                                                for m in copies for q, c in m.cubes],
                                      "copies": len(copies)}
-        changes.append(Change("mark", describe(copies), detail, name, text, orbit_size, total))
+        changes.append(Change("mark", describe(copies, puzzle.grid), detail, name, text, orbit_size, total))
     return ChangeReport(puzzle.name, "mark", len(found), size, len(once), tuple(changes))

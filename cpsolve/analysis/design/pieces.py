@@ -14,10 +14,12 @@ import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from ...errors import CpsolveError
 from ...limits import check, placements_bound
-from ...puzzle.geometry import FACE_STEPS, Shape, bounding_size, box_cells, normalize, orientations, rotation_key
+from ...puzzle.geometry import FACE_STEPS, Cell, Shape, bounding_size, box_cells, normalize, orientations, rotation_key
+from ...puzzle.grid import GRIDS
 from ...puzzle.model import Piece, Puzzle
 from ...puzzle.writer import Line, LineMap
 from ...puzzle.writer import puzzle_text as write_puzzle
@@ -57,32 +59,106 @@ def named_polycubes(size: int) -> dict[str, Shape]:
     return {f"{size}{chr(ord('a') + i)}": s for i, s in enumerate(polycubes(size))}
 
 
-POOLS: dict[str, Callable[[], dict[str, Shape]]] = {
-    "monocubes": lambda: named_polycubes(1),
-    "dicubes": lambda: named_polycubes(2),
-    "tricubes": lambda: named_polycubes(3),
-    "tetracubes": lambda: named_polycubes(4),
-    "pentacubes": lambda: named_polycubes(5),
-    "pentominoes": pentominoes,
+LAYERS: dict[str, tuple[str, Cell]] = {
+    "iamonds": ("prisms", (0, 0, 1)),
+    "square-balls": ("spheres", (0, 0, 1)),
+    "triangular-balls": ("spheres", (1, -1, -1)),
 }
+"""Flat pieces of the other grids: their grid, and the normal of the layer they lie in (polyiamonds: one
+layer of triangular prisms; balls in a square layer, as Kanoodle's and IQ Puzzler's pieces, or in a
+triangular layer). The layers are those a puzzle file draws flat pieces in (`layers:` one z at a time,
+`square:` at z = 0, `triangular:` at x - y - z = 0: `schema.flat_balls`), so that a library piece taken
+into the workbench is written back as such a drawing."""
 
 
-def pool_from(names: str) -> dict[str, Shape]:
-    """A comma-separated list of pool names, e.g. `tricubes,tetracubes`."""
+def flat_polyforms(kind: str, size: int) -> tuple[Shape, ...]:
+    """Every flat piece of `size` cells of a LAYERS kind up to its grid's rotations (which turn a flat piece
+    over, so a piece and its mirror image are one), grown cell by cell through the grid's face (or touching)
+    neighbours that stay in the layer; each one as it lies in that layer (normalized), in the order of
+    their rotation keys."""
+    grid_name, normal = LAYERS[kind]
+    grid = GRIDS[grid_name]
+
+    def level(c: Cell) -> int:
+        return c[0] * normal[0] + c[1] * normal[1] + c[2] * normal[2]
+
+    shapes: dict[Shape, Shape] = {((0, 0, 0),): ((0, 0, 0),)}  # each shape's key: one of it in the layer
+    for _ in range(size - 1):
+        grown: dict[Shape, Shape] = {}
+        for shape in shapes.values():
+            cells = set(shape)
+            for c in shape:
+                for q in grid.neighbours(c):
+                    if q not in cells and level(q) == level(c):
+                        bigger = tuple(sorted((*shape, q)))
+                        grown.setdefault(grid.rotation_key(bigger), bigger)
+        shapes = grown
+    return tuple(grid.normalize(shapes[k]) for k in sorted(shapes))
+
+
+def named_flat(kind: str, size: int, prefix: str) -> dict[str, Shape]:
+    """Flat pieces of one size with short names: a prefix (so that pools of one grid mixed keep their
+    pieces apart: t for polyiamonds, s and b for balls in a square or a triangular layer), the size and a
+    letter (t4a, t4b, ...)."""
+    return {f"{prefix}{size}{chr(ord('a') + i)}": s for i, s in enumerate(flat_polyforms(kind, size))}
+
+
+IAMONDS = ("moniamonds", "diamonds", "triamonds", "tetriamonds", "pentiamonds", "hexiamonds", "heptiamonds")
+"""Polyiamonds of 1 to 7 triangles by name (1, 1, 1, 3, 4, 12 and 24 of them)."""
+
+POOLS: dict[str, tuple[str, Callable[[], dict[str, Shape]]]] = {
+    "monocubes": ("cubes", lambda: named_polycubes(1)),
+    "dicubes": ("cubes", lambda: named_polycubes(2)),
+    "tricubes": ("cubes", lambda: named_polycubes(3)),
+    "tetracubes": ("cubes", lambda: named_polycubes(4)),
+    "pentacubes": ("cubes", lambda: named_polycubes(5)),
+    "pentominoes": ("cubes", pentominoes),
+    **{name: ("prisms", partial(named_flat, "iamonds", k, "t")) for k, name in enumerate(IAMONDS, start=1)},
+    **{f"square-balls-{k}": ("spheres", partial(named_flat, "square-balls", k, "s")) for k in range(1, 6)},
+    **{f"triangular-balls-{k}": ("spheres", partial(named_flat, "triangular-balls", k, "b")) for k in range(1, 6)},
+}
+"""Pools (and the shape libraries of `cpsolve.shapes`) by name, each with its grid: polycubes and
+pentominoes (cubes), polyiamonds (one layer of the prism grid), flat ball pieces of 1 to 5 balls in a
+square or a triangular layer (spheres)."""
+
+
+def pool_from(names: str) -> tuple[dict[str, Shape], str]:
+    """A comma-separated list of pool names, e.g. `tricubes,tetracubes`, and the grid they are on (one)."""
     pool: dict[str, Shape] = {}
+    grids: list[str] = []
     for name in (n.strip() for n in names.split(",") if n.strip()):
         if name not in POOLS:
             raise CpsolveError(f"unknown pool {name!r} (known: {', '.join(POOLS)})", field="--pool")
-        pool.update(POOLS[name]())
+        grid, make = POOLS[name]
+        grids.append(grid)
+        pool.update(make())
     if not pool:
         raise CpsolveError("the pool is empty", field="--pool")
-    return pool
+    if len(set(grids)) > 1:
+        raise CpsolveError(f"the pools are on different grids ({', '.join(dict.fromkeys(grids))}): a set is built "
+                           "on one", field="--pool")
+    return pool, grids[0]
 
 
-def fits(shape: Shape, size: tuple[int, int, int]) -> bool:
-    """Whether some orientation of the shape fits inside the box."""
-    return any(all(b <= s for b, s in zip(sorted(bounding_size(o)), sorted(size), strict=True))
-               for o in orientations(normalize(shape)))
+def container_of(box: tuple[int, int, int], grid: str = "cubes") -> Shape:
+    """The cells of the grid in the box (on cubes, all of it)."""
+    return box_cells(box) if grid == "cubes" else GRIDS[grid].box(box)
+
+
+def fits(shape: Shape, size: tuple[int, int, int], grid: str = "cubes") -> bool:
+    """Whether some orientation of the shape fits inside the box (on another grid: some turn and legal
+    translation of it, among the box's cells)."""
+    if grid == "cubes":
+        return any(all(b <= s for b, s in zip(sorted(bounding_size(o)), sorted(size), strict=True))
+                   for o in orientations(normalize(shape)))
+    g = GRIDS[grid]
+    cells = set(container_of(size, grid))
+    for o in g.orientations(g.normalize(shape)):
+        for anchor in cells:
+            d = (anchor[0] - o[0][0], anchor[1] - o[0][1], anchor[2] - o[0][2])
+            if g.kind(anchor) == g.kind(o[0]) and all((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in cells for c in o):
+                return True
+    return False
 
 
 def candidates(pool: dict[str, Shape], volume: int, copies: int = 1,
@@ -116,14 +192,17 @@ def candidates(pool: dict[str, Shape], volume: int, copies: int = 1,
     yield from rec(0, volume, [], 0)
 
 
-def check_limits(boxes: Sequence[tuple[int, int, int]], pool: dict[str, Shape]) -> None:
+def check_limits(boxes: Sequence[tuple[int, int, int]], pool: dict[str, Shape], grid: str = "cubes") -> None:
     """Refuse, before any candidate is made, a box over `--max-cells` or a pool whose placements in it could
-    pass `--max-placements` (no candidate of the pool can have more), as `enumerate` refuses a file."""
+    pass `--max-placements` (no candidate of the pool can have more), as `enumerate` refuses a file (on
+    another grid: each turn of each piece at each cell)."""
     for box in boxes:
         label = "x".join(map(str, box))
         check("max_cells", f"the box {label}'s volume", box[0] * box[1] * box[2], "--box")
-        check("max_placements", f"the estimated number of placements of the pool in the box {label}",
-              placements_bound(box_cells(box), pool.values()), "--pool")
+        cells = container_of(box, grid)
+        bound = (placements_bound(cells, pool.values()) if grid == "cubes" else
+                 len(cells) * sum(len(GRIDS[grid].orientations(GRIDS[grid].normalize(s))) for s in pool.values()))
+        check("max_placements", f"the estimated number of placements of the pool in the box {label}", bound, "--pool")
 
 
 @dataclass(frozen=True)
@@ -147,21 +226,22 @@ class Verdict:
 
 
 def puzzle_of(box: tuple[int, int, int], pieces: Sequence[tuple[str, int]], pool: dict[str, Shape],
-              name: str = "design") -> Puzzle:
-    return Puzzle(name, box_cells(box), tuple(Piece(n, pool[n], k) for n, k in pieces), source="cpsolve design pieces")
+              name: str = "design", grid: str = "cubes") -> Puzzle:
+    return Puzzle(name, container_of(box, grid), tuple(Piece(n, pool[n], k) for n, k in pieces),
+                  source="cpsolve design pieces", grid=grid)
 
 
 def judge(box: tuple[int, int, int], pieces: Sequence[tuple[str, int]], pool: dict[str, Shape],
-          backend: str = "auto", timeout: float | None = None) -> Verdict:
+          backend: str = "auto", timeout: float | None = None, grid: str = "cubes") -> Verdict:
     """Unique, several or none: the search stops at the second solution class."""
     from ...search.backends import Status, for_problem
     from ...search.enumeration import enumerate_classes, prepare
     from ...search.settings import RunSettings
 
     start = time.perf_counter()
-    if not all(fits(pool[n], box) for n, _ in pieces):
+    if not all(fits(pool[n], box, grid) for n, _ in pieces):
         return Verdict(box, tuple(pieces), "pruned", time.perf_counter() - start)
-    prepared = prepare(puzzle_of(box, pieces, pool))
+    prepared = prepare(puzzle_of(box, pieces, pool, grid=grid))
     result = enumerate_classes(prepared, RunSettings(for_problem(backend, prepared.problem), limit=2, timeout=timeout))
     c = result.counts()
     counts = (c["total"], c["unique_rotation"], c["unique_symmetry"])
@@ -181,37 +261,38 @@ class Job:
 
 
 def jobs(boxes: Sequence[tuple[int, int, int]], pool: dict[str, Shape], copies: int = 1,
-         pieces: tuple[int, int] | None = None) -> Iterator[Job]:
+         pieces: tuple[int, int] | None = None, grid: str = "cubes") -> Iterator[Job]:
     for box in boxes:
-        for chosen in candidates(pool, box[0] * box[1] * box[2], copies, pieces):
+        for chosen in candidates(pool, len(container_of(box, grid)), copies, pieces):
             yield Job(box, chosen)
 
 
 def search(work: Iterable[Job], pool: dict[str, Shape], *, backend: str = "auto", workers: int = 1,
-           timeout: float | None = None) -> Iterator[Verdict]:
+           timeout: float | None = None, grid: str = "cubes") -> Iterator[Verdict]:
     """Judge every candidate, in order; with workers > 1 in a forked process pool."""
     if workers <= 1:
         for job in work:
-            yield judge(job.box, job.pieces, pool, backend, timeout)
+            yield judge(job.box, job.pieces, pool, backend, timeout, grid)
         return
     from ...search.pool import forked_pool
 
     with forked_pool(workers) as pool_:
-        args = ((job.box, job.pieces, pool, backend, timeout) for job in work)
+        args = ((job.box, job.pieces, pool, backend, timeout, grid) for job in work)
         yield from pool_.imap(_judge_args, args)
 
 
 def _judge_args(args: tuple[tuple[int, int, int], tuple[tuple[str, int], ...], dict[str, Shape], str,
-                            float | None]) -> Verdict:
+                            float | None, str]) -> Verdict:
     return judge(*args)
 
 
-def puzzle_text(verdict: Verdict, pool: dict[str, Shape], name: str, source: str) -> str:
+def puzzle_text(verdict: Verdict, pool: dict[str, Shape], name: str, source: str, grid: str = "cubes") -> str:
     """A packing puzzle file for a unique design, with its counts as the reference."""
     pieces: dict[str, LineMap] = {}
     for piece, k in verdict.pieces:
         pieces[piece] = LineMap(cells=[list(c) for c in pool[piece]], **({"count": k} if k > 1 else {}))
     data: dict[str, object] = {"name": name, "description": _describe(verdict), "source": source,
+                               **({"grid": grid} if grid != "cubes" else {}),
                                "container": {"box": Line(verdict.box)}, "pieces": pieces}
     if verdict.counts is not None:
         total, rot, sym = verdict.counts

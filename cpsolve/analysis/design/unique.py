@@ -133,7 +133,7 @@ def _where(cells: Sequence[Cell], origin: Cell) -> str:
 
 def fix_words(puzzle: Puzzle, fix: Fix) -> str:
     """'T at [[...]]; L at [[...]]', cells in the file's coordinates."""
-    lo = origin_of(puzzle.container)
+    lo = origin_of(puzzle.container, puzzle.grid)
     return "; ".join(f"{n} at {_where(cells, lo)}" for n, cells in fix.pieces)
 
 
@@ -161,16 +161,13 @@ def suggest_changes(puzzle: Puzzle, kind: str = "fix", backend: str = "auto", li
     """
     if kind not in KINDS:
         raise CpsolveError(f"unknown change {kind!r} (one of {', '.join(KINDS)})", field="change")
-    if puzzle.grid != "cubes":  # fixed pieces, marks and holes are written and turned as cubes
-        raise CpsolveError(f"cpsolve design works on the cube grid; {puzzle.name} is on the {puzzle.grid} grid",
-                           field="grid")
     source = source or f"cpsolve design unique {puzzle.name} --change {kind}"
     if kind == "mark":
         return suggest_marks(puzzle, backend, limit, verify, max_assemblies, source)
     if kind == "hole":
         return suggest_holes(puzzle, backend, limit, verify, max_assemblies, source)
     report = suggest(puzzle, backend, limit, verify=False, max_assemblies=max_assemblies)
-    lo = origin_of(puzzle.container)
+    lo = origin_of(puzzle.container, puzzle.grid)
     changes = []
     for i, fix in enumerate(report.fixes):
         name = f"{puzzle.name}-fixed-{i + 1}"

@@ -57,10 +57,12 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
 function cpsolveViewer(D, options) {
   const opt = options || {}, ac = new AbortController(), on = { signal: ac.signal };
   const W = D.width || 1;  // characters per piece in a solution string
-  const DIRS = [[0, 0, 1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, -1]];  // scene.DIRECTIONS
-  const OPPOSITE = [5, 2, 1, 4, 3, 0];
-  const SIDE = ["above", "the right", "the left", "the back", "the front", "below"];  // where DIRS[i] leads
-  const WAY = ["up", "to the right", "to the left", "to the back", "to the front", "down"];  // DIRS[i] as a way
+  // scene.DIRECTIONS; on the prism grid its moves in space (page.py "dirs": scene.PRISM_LEAVE, PRISM_WAYS)
+  const DIRS = D.dirs ? D.dirs.map((d) => d.v) : [[0, 0, 1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, -1]];
+  const OPPOSITE = DIRS.map((v) => DIRS.findIndex((w) => w.every((x, a) => Math.abs(x + v[a]) < 1e-6)));
+  const SIDE = D.dirs ? D.dirs.map((d) => d.side) : ["above", "the right", "the left", "the back", "the front", "below"];  // where DIRS[i] leads
+  const WAY = D.dirs ? D.dirs.map((d) => d.way) : ["up", "to the right", "to the left", "to the back", "to the front", "down"];  // DIRS[i] as a way
+  const UNIT = D.dirs ? D.dirs.map((d) => d.unit) : DIRS.map(() => "cell");  // what one step along DIRS[i] is
   const GAP = 1;  // cells between the boxes of exploded pieces
   const $ = (id) => document.getElementById(id);
   const canvas = $("view"), ctx = canvas.getContext("2d");
@@ -351,13 +353,13 @@ function cpsolveViewer(D, options) {
     return list.length > 1 ? list.slice(0, -1).join(", ") + " and " + list[list.length - 1] : list[0];
   }
   function words(step) {
-    const m = step.move, far = Math.max(...m.map(Math.abs));
-    const d = DIRS.findIndex((v) => v[0] * far === m[0] && v[1] * far === m[1] && v[2] * far === m[2]);
+    const m = step.move, far = Math.round(Math.hypot(...m) * 1000) / 1000;  // every DIRS[i] is one unit long
+    const d = DIRS.findIndex((v) => v.every((x, a) => Math.abs(x * far - m[a]) < 1e-3));
     const who = D.chain ? "cube " + step.pieces[0] : names(step.pieces.map(S.name)), one = step.pieces.length === 1;
     const out = step.out !== undefined ? step.out : far >= 1e9;
     if (d < 0) return who + (one ? " moves" : " move");
     if (out) return who + (one ? " comes" : " come") + " in from " + SIDE[d];
-    return who + (one ? " moves " : " move ") + far + (far === 1 ? " cell " : " cells ") + WAY[OPPOSITE[d]];
+    return who + (one ? " moves " : " move ") + far + " " + UNIT[d] + (far === 1 ? " " : "s ") + WAY[OPPOSITE[d]];
   }
   function stepWords() {
     const N = S.steps.length;
