@@ -128,29 +128,54 @@ def turn_allowed(moving: Iterable[Cell], static: Iterable[Cell], turn: Turn, cle
 def blocking(moving: Iterable[Cell], static: Iterable[Cell], turn: Turn,
              clearance: Rational = 0) -> tuple[Cell, Cell] | None:
     """The first (moving cell, static cell) pair that forbids the turn, or None when it is allowed."""
-    moving = list(moving)
     static_set = set(static)
-    axis = turn.axis
-    u, v = PLANES[axis]
-    layers: dict[int, list[Cell]] = {}
-    for c in static_set:
-        layers.setdefault(c[axis], []).append(c)
-    for c in moving:
-        end = turn.cell(c)
-        if end in static_set:
-            return c, end
-    pu, pv = turn.pivot2[u], turn.pivot2[v]
-    for c in moving:
-        for s in layers.get(c[axis], ()):
+    return Scene(static_set).blocking(list(moving), turn, Fraction(clearance))
+
+
+class Scene:
+    """The static cubes of one test, indexed once for the many turns a search tries against them: the
+    cells, and per axis their layers along it."""
+
+    def __init__(self, static: set[Cell]) -> None:
+        self.static = static
+        self.layers: list[dict[int, list[Cell]]] = []
+        for axis in range(3):
+            layers: dict[int, list[Cell]] = {}
+            for c in static:
+                layers.setdefault(c[axis], []).append(c)
+            self.layers.append(layers)
+
+    def blocking(self, moving: Sequence[Cell], turn: Turn, clearance: Fraction) -> tuple[Cell, Cell] | None:
+        """`blocking` against these static cubes: end cells first (cheap), then the sweeps."""
+        static_set = self.static
+        r, sh = turn.rotation, turn.shift
+        for c in moving:
+            e = r.apply(c)
+            end = (e[0] + sh[0], e[1] + sh[1], e[2] + sh[2])
+            if end in static_set:
+                return c, end
+        axis = turn.axis
+        u, v = PLANES[axis]
+        layers = self.layers[axis]
+        pu, pv = turn.pivot2[u], turn.pivot2[v]
+        sense = turn.sense
+        for c in moving:
+            near = layers.get(c[axis])
+            if not near:
+                continue
             # doubled lower corners relative to the pivot; a negative turn is a positive one mirrored in v
-            a = (2 * c[u] - pu, turn.sense * (2 * c[v] - pv))
-            b = (2 * s[u] - pu, turn.sense * (2 * s[v] - pv))
-            if turn.sense < 0:  # mirrored: the square's lower corner is then at -(v + 1)
-                a = (a[0], a[1] - 2)
-                b = (b[0], b[1] - 2)
-            if sweep_hits(a, b, Fraction(clearance)):
-                return c, s
-    return None
+            # (the mirrored square's lower corner is then at -(v + 1))
+            au, av = 2 * c[u] - pu, 2 * c[v] - pv
+            a = (au, av) if sense > 0 else (au, -av - 2)
+            reach = (abs(au) + 2) ** 2 + (abs(av) + 2) ** 2  # beyond this doubled radius^2 nothing is met
+            for s in near:
+                bu, bv = 2 * s[u] - pu, 2 * s[v] - pv
+                if (max(bu, -bu - 2, 0) ** 2 + max(bv, -bv - 2, 0) ** 2) >= reach:
+                    continue
+                b = (bu, bv) if sense > 0 else (bu, -bv - 2)
+                if sweep_hits(a, b, clearance):
+                    return c, s
+        return None
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -169,7 +194,17 @@ def sweep_hits(a2: tuple[int, int], b2: tuple[int, int], clearance: Fraction = F
     # distances from the pivot are kept by the turn: radial ranges that do not overlap cannot meet
     if _rmax2(a0, a1, b0, b1) <= _rmin2(c0, c1, d0, d1) or _rmin2(a0, a1, b0, b1) >= _rmax2(c0, c1, d0, d1):
         return False
-    groups = _separations(a0, a1, b0, b1, c0, c1, d0, d1)
+    groups: list[list[Quadratic]] = []
+    for group in _separations(a0, a1, b0, b1, c0, c1, d0, d1):
+        # a quadratic <= 0 on all of [0, 1] never makes this separation fail: left out; one > 0 on all of
+        # it makes it fail everywhere: the group says nothing; a group left empty holds everywhere
+        live = [q for q in group if _max01(q) > 0]
+        if not live:
+            return False
+        if not any(_min01(q) > 0 for q in live):
+            groups.append(live)
+    if not groups:
+        return True
     roots: list[_Root] = []
     for group in groups:
         for q in group:
@@ -223,6 +258,24 @@ def _separations(a0: Fraction, a1: Fraction, b0: Fraction, b1: Fraction,
         [q(y, -x, -b0) for x, y in sta],   # along v = (-sin, cos): before
         [q(-y, x, b1) for x, y in sta],    # after
     ]
+
+
+def _extremes01(q: Quadratic) -> list[Fraction]:
+    """The values a quadratic's minimum and maximum on [0, 1] are among: its ends and its vertex."""
+    out = [q[2], q[0] + q[1] + q[2]]
+    if q[0] != 0:
+        top = -q[1] / (2 * q[0])
+        if 0 < top < 1:
+            out.append(_value(q, top))
+    return out
+
+
+def _max01(q: Quadratic) -> Fraction:
+    return max(_extremes01(q))
+
+
+def _min01(q: Quadratic) -> Fraction:
+    return min(_extremes01(q))
 
 
 def _value(q: Quadratic, t: Fraction) -> Fraction:

@@ -19,10 +19,13 @@ if TYPE_CHECKING:
     from ..analysis.disassembly import Disassembly
 
 
-def disassemble(solution: Solution, *, max_states: int | None = None) -> Disassembly:
+def disassemble(solution: Solution, *, max_states: int | None = None, rotations: bool = False,
+                rotation_clearance: float | str = 0) -> Disassembly:
     """Take the assembly apart by sliding pieces: `.level_text()` ("5", "1.2", ...) and `.moves()`
     when it comes apart, `.stuck` when it does not (`cpsolve disassemble`). Pieces of one of the
     puzzle's groups may stay together. Past `max_states` states it raises (exit code 1).
+    `rotations=True` also turns pieces by quarter turns (levels like "1R1": slides R turns), each cube
+    shrunk by `rotation_clearance` (from 0 up to 0.5, "1/20" too) on each side in the sweep test.
 
     >>> found = cpsolve.disassemble(cpsolve.solve(cpsolve.load("six-piece-burr")))
     >>> found.ok, found.level_text()
@@ -36,7 +39,8 @@ def disassemble(solution: Solution, *, max_states: int | None = None) -> Disasse
     try:
         check_grid(solution.puzzle.grid if solution.puzzle is not None else "cubes")
         return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states,
-                          grid=_grid(solution.puzzle))
+                          grid=_grid(solution.puzzle), rotations=rotations,
+                          rotation_clearance=rotation_clearance)
     except TooManyStates as exc:
         raise CpsolveError(str(exc), where=solution.name, field="max_states", exit_code=1) from None
     except CpsolveError as exc:
