@@ -8,7 +8,7 @@ import json
 from fractions import Fraction
 
 import pytest
-from conftest import run_cli
+from conftest import REPO, run_cli
 
 from cpsolve.analysis.disassembly import Disassembly, disassemble, parse_level
 from cpsolve.analysis.turning import TurningSearch, compose, invert, turned_pose
@@ -23,6 +23,8 @@ FRAME: tuple[Cell, ...] = tuple(
 the outside, the cell x=3, y=1, z=1 (a slot one cube wide)."""
 KEY: tuple[Cell, ...] = ((1, 0, 1), (1, 1, 1))
 """A domino standing along y in the cavity."""
+LOCK = REPO / "benchmarks" / "puzzles" / "turning-lock.yaml"
+"""The same lock as a puzzle file (shifted by 1 in x and y), for the commands."""
 
 
 def replay(pieces: dict[str, tuple[Cell, ...]], result: Disassembly) -> None:
@@ -134,29 +136,10 @@ def test_rotation_options_checked() -> None:
     assert disassemble(pieces, rotations=True, rotation_clearance=0.25).level_text() == "1R1"
 
 
-def write_lock(path: object) -> None:
-    """The lock as a puzzle file: its container the frame and the key's cells, as a union of boxes."""
-    from pathlib import Path
-
-    boxes = [((0, 0, 0), (5, 5, 1)), ((0, 0, 2), (5, 5, 1)), ((0, 0, 1), (5, 1, 1)), ((0, 4, 1), (5, 1, 1)),
-             ((0, 1, 1), (1, 3, 1)), ((4, 1, 1), (1, 1, 1)), ((4, 3, 1), (1, 1, 1)), ((2, 1, 1), (1, 2, 1))]
-
-    def cells(cs: tuple[Cell, ...]) -> str:
-        return "[" + ", ".join(f"[{x}, {y}, {z}]" for x, y, z in cs) + "]"
-
-    lines = ["name: lock", "container:", "  union:", *(f"    - {{at: {list(a)}, size: {list(b)}}}" for a, b in boxes),
-             "pieces:", "  F:", f"    cells: {cells(FRAME)}", "  K:", f"    cells: {cells(KEY)}"]
-    Path(str(path)).write_text("\n".join(lines) + "\n")
-
-
-def test_cli_disassemble_rotations(tmp_path: object) -> None:
+def test_cli_disassemble_rotations() -> None:
     """`cpsolve disassemble --rotations` on a puzzle file: stuck without, `1R1` with, the turn in the
     step list and in --json; a bad clearance exits 2 with one line."""
-    from pathlib import Path
-
-    d = Path(str(tmp_path))
-    puzzle = d / "lock.yaml"
-    write_lock(puzzle)
+    puzzle = LOCK
     out = run_cli("disassemble", str(puzzle))
     assert out.returncode == 0, out.stderr
     assert "does not come apart" in out.stdout
@@ -178,38 +161,33 @@ def test_enumerate_disassemble_rotations(tmp_path: object) -> None:
     from pathlib import Path
 
     d = Path(str(tmp_path))
-    write_lock(d / "lock.yaml")
-    out = run_cli("enumerate", str(d / "lock.yaml"), "--disassemble", "-q", "--json", "-o", str(d / "a.jsonl"))
+    out = run_cli("enumerate", str(LOCK), "--disassemble", "-q", "--json", "-o", str(d / "a.jsonl"))
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["disassembly"]["solutions"]["unique_symmetry"] == 0
-    out = run_cli("enumerate", str(d / "lock.yaml"), "--disassemble", "--rotations", "-q", "--json",
+    out = run_cli("enumerate", str(LOCK), "--disassemble", "--rotations", "-q", "--json",
                   "-o", str(d / "b.jsonl"), "--min-level", "1R1")
     assert out.returncode == 0, out.stderr
     tally = json.loads(out.stdout)["disassembly"]
     assert tally["levels"] == {"1R1": 1} and tally["highest_level"] == "1R1"
     line = json.loads((d / "b.jsonl").read_text().splitlines()[-1])
     assert line["level"] == "1R1" and "turn" in line["moves"][0]
-    out = run_cli("enumerate", str(d / "lock.yaml"), "--disassemble", "--rotations", "-q", "-o", str(d / "c.jsonl"),
+    out = run_cli("enumerate", str(LOCK), "--disassemble", "--rotations", "-q", "-o", str(d / "c.jsonl"),
                   "--min-level", "1R2")
     assert out.returncode == 0, out.stderr
     assert "only the 0 solution classes" in out.stdout
-    out = run_cli("enumerate", str(d / "lock.yaml"), "--rotations", "-q", "-o", str(d / "e.jsonl"))
+    out = run_cli("enumerate", str(LOCK), "--rotations", "-q", "-o", str(d / "e.jsonl"))
     assert out.returncode == 2 and "--disassemble" in out.stderr
 
 
-def test_explain_with_rotations(tmp_path: object) -> None:
+def test_explain_with_rotations() -> None:
     """`explain --index 0`: the lock's assembly is stuck (the key is what blocks, sliding); with
     --rotations it comes apart at 1R1."""
-    from pathlib import Path
-
-    d = Path(str(tmp_path))
-    write_lock(d / "lock.yaml")
-    out = run_cli("explain", str(d / "lock.yaml"), "--index", "0", "--json")
+    out = run_cli("explain", str(LOCK), "--index", "0", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["case"] == "stuck"
-    out = run_cli("explain", str(d / "lock.yaml"), "--index", "0", "--json", "--rotations")
+    out = run_cli("explain", str(LOCK), "--index", "0", "--json", "--rotations")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["case"] == "comes-apart" and "1R1" in json.dumps(data)
-    out = run_cli("explain", str(d / "lock.yaml"), "--index", "0", "--rotation-clearance", "1/20")
+    out = run_cli("explain", str(LOCK), "--index", "0", "--rotation-clearance", "1/20")
     assert out.returncode == 2 and "--rotations" in out.stderr and len(out.stderr.strip().splitlines()) == 1
