@@ -10,8 +10,8 @@ from fractions import Fraction
 import pytest
 from conftest import REPO, run_cli
 
-from cpsolve.analysis.disassembly import Disassembly, disassemble, parse_level
-from cpsolve.analysis.turning import TurningSearch, compose, invert, turned_pose
+from cpsolve.analysis.disassembly import Disassembly, check_rotations, disassemble, parse_level
+from cpsolve.analysis.turning import TurningSearch, compose, disassemble_turning, invert, turned_pose
 from cpsolve.analysis.turns import Turn
 from cpsolve.errors import CpsolveError
 from cpsolve.puzzle.geometry import IDENTITY, ROTATIONS, Cell
@@ -65,7 +65,7 @@ def test_lock_opens_with_one_quarter_turn() -> None:
     stuck = disassemble(pieces)
     assert not stuck.ok and stuck.stuck is not None and stuck.stuck.states == 6
     assert not disassemble(pieces, native=False).ok
-    got = disassemble(pieces, rotations=True)
+    got = disassemble_turning(pieces)
     assert got.ok and got.level_text() == "1R1" and got.level() == (2,)
     moves = got.moves()
     assert [m.text() for m in moves] == ["K turn +z at x=1 y=1", "K +x out"]
@@ -129,11 +129,11 @@ def test_rotation_options_checked() -> None:
     pieces = {"F": FRAME, "K": KEY}
     for bad in (Fraction(1, 2), -0.1, "x"):
         with pytest.raises(CpsolveError):
-            disassemble(pieces, rotations=True, rotation_clearance=bad)  # type: ignore[arg-type]
+            disassemble_turning(pieces, rotation_clearance=bad)  # type: ignore[arg-type]
     with pytest.raises(CpsolveError):
-        disassemble(pieces, rotation_clearance=0.1)
+        check_rotations(False, 0.1)
     # a generous clearance lets the key turn about its own middle as well: still 1R1
-    assert disassemble(pieces, rotations=True, rotation_clearance=0.25).level_text() == "1R1"
+    assert disassemble_turning(pieces, rotation_clearance=0.25).level_text() == "1R1"
 
 
 def test_cli_disassemble_rotations() -> None:

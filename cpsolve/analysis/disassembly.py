@@ -9,7 +9,8 @@ Cutler's analysis of six-piece burrs ("Computer Analysis of All 6 Piece Burrs", 
   one or more units, every piece of the set by the same amount, without any two pieces overlapping
   at any point of the way. Pieces that move the same way by the same amount count as one move even
   when they are not touching, and shifting a set is the same move as shifting the rest the other
-  way: a state is the pieces' positions relative to the first piece. Rotations are not moves.
+  way: a state is the pieces' positions relative to the first piece. Rotations are not moves
+  (quarter turns are, when asked for, in `turning.py`: a Python search built on this one).
 - A part **comes free** when a set of at most half the pieces can slide away for ever; the move
   that takes it out is counted.
 - The search is breadth-first, so the first separation found needs the fewest moves. The two
@@ -867,8 +868,7 @@ def check_pieces(n: int) -> None:
 
 def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset[str]] = (),
                 max_states: int | None = None, native: bool = True, first_found: bool = False,
-                grid: str = "cubes", rotations: bool = False,
-                rotation_clearance: Fraction | float | str = 0) -> Disassembly:
+                grid: str = "cubes") -> Disassembly:
     """Take an assembly apart: `pieces` maps each piece's label to its cells as assembled.
 
     Labels of copies (`NAME#2`) belong to the groups that name `NAME`. Where several ways reach the
@@ -881,18 +881,13 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     prism grid (`grid="prisms"`) pieces slide along BurrTools' four prism axes (`PRISM_DIRECTIONS`), in
     the Python search.
 
-    `rotations=True` (cubes only) also turns sets of pieces by quarter turns (`turning.py`, in Python),
-    each cube shrunk by `rotation_clearance` on every side in the sweep test (0: exact cubes).
+    With quarter turns as well: `turning.disassemble_turning` (Python).
     """
     check_grid(grid)
     names = list(pieces)
     check_pieces(len(names))
-    clearance = check_rotations(rotations, rotation_clearance, grid)
     if len(names) < 2:
         return Disassembly(None, Stuck(tuple(names), 0, ()), 0)
-    if rotations:
-        return _disassemble_turning({nm: tuple(pieces[nm]) for nm in names}, groups, max_states, first_found,
-                                    clearance)
     shapes = _shapes_for_calls(native, grid)
     search = _Search([shapes.of(pieces[nm]) for nm in names], names, shapes, tuple(groups), max_states, native,
                      best=not first_found)
@@ -925,24 +920,6 @@ def check_rotations(rotations: bool, clearance: object, grid: str = "cubes") -> 
     if rotations and grid != "cubes":
         raise CpsolveError(f"quarter turns are taken on cubes only, not on the {grid} grid", field="rotations")
     return value
-
-
-def _disassemble_turning(pieces: Mapping[str, tuple[Cell, ...]], groups: Sequence[frozenset[str]],
-                         max_states: int | None, first_found: bool, clearance: Fraction) -> Disassembly:
-    """`disassemble(..., rotations=True)`: the search with quarter turns (`turning.py`, Python only)."""
-    from .turning import TurningSearch, take_apart_with_turns
-
-    names = list(pieces)
-    shapes = _shapes_for_calls(False)
-    search = TurningSearch([shapes.of(pieces[nm]) for nm in names], names, shapes, tuple(groups), max_states,
-                           False, best=not first_found, assembled=[pieces[nm] for nm in names], clearance=clearance)
-    try:
-        got = take_apart_with_turns(search)
-    except _TooMany as exc:
-        raise TooManyStates(exc.states) from None
-    if isinstance(got, Stuck):
-        return Disassembly(None, got, search.visited)
-    return Disassembly(got, None, search.visited)
 
 
 Taken = tuple[tuple[int, ...] | None, str | None, list[dict[str, object]]]
@@ -986,12 +963,8 @@ class PlacedDisassembler:
     _alive: weakref.WeakValueDictionary[int, PlacedDisassembler] = weakref.WeakValueDictionary()
 
     def __init__(self, problem: ExactCoverProblem, groups: Sequence[frozenset[str]] = (), *,
-                 max_states: int | None = None, native: bool = True, best: bool = True, grid: str = "cubes",
-                 rotations: bool = False, rotation_clearance: Fraction | float | str = 0) -> None:
+                 max_states: int | None = None, native: bool = True, best: bool = True, grid: str = "cubes") -> None:
         check_grid(grid)
-        self.clearance = check_rotations(rotations, rotation_clearance, grid)
-        self.rotations = rotations
-        """With quarter turns: every class goes to the turning search (`turning.py`, Python), whole."""
         self.problem = problem
         self.groups = tuple(groups)
         self.max_states = max_states
@@ -1085,8 +1058,6 @@ class PlacedDisassembler:
         whole (`levels`); the moves of a class that comes apart are its tree's, built in Python (`_tree`);
         without C, or with 32 groups or more, the first search (`classify`) and the trees in Python."""
         out: list[Taken] = [(None, None, [])] * len(classes)
-        if self.rotations:
-            return [self._turn_tree(cls, moves) if len(cls) > 1 else out[0] for cls in classes]
         by_size: dict[int, list[int]] = {}
         for i, cls in enumerate(classes):
             by_size.setdefault(len(cls), []).append(i)
@@ -1132,19 +1103,6 @@ class PlacedDisassembler:
             return None, None, []
         level = got.level()
         return level, format_level(level), [m.as_json() for s in got.steps() for m in s.moves] if moves else []
-
-
-    def _turn_tree(self, cls: Sequence[Placement], moves: bool) -> Taken:
-        """One class taken apart with quarter turns (`rotations`), as `Taken`; the level text marks turns."""
-        at = self.problem.cells
-        cells = [tuple(at[c] for c in placement[1]) for placement in cls]
-        names = self.labels(cls)
-        got = _disassemble_turning(dict(zip(names, cells, strict=True)), self.groups, self.max_states, not self.best,
-                                   self.clearance)
-        if got.separation is None:
-            return None, None, []
-        level = got.separation.level()
-        return level, got.level_text(), [m.as_json() for m in got.moves()] if moves else []
 
 
 def _placed_disassembler(token: int) -> PlacedDisassembler:

@@ -34,20 +34,33 @@ turns): meant for small assemblies and single puzzles, not for the stuck states 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ..puzzle.geometry import IDENTITY, Cell, Transform
 from .disassembly import (
     INF,
+    Disassembly,
     Move,
+    PlacedDisassembler,
+    Placement,
     Separation,
     Stuck,
+    Taken,
+    TooManyStates,
     _Search,
+    _shapes_for_calls,
     _TooMany,
+    check_grid,
+    check_pieces,
+    check_rotations,
 )
 from .turns import PLANES, Scene, Turn
+
+if TYPE_CHECKING:
+    from ..problem.placements import ExactCoverProblem
 
 Pose = tuple[Transform, Cell]
 """A piece's orientation R and translation t: its cells are R c + t for its cells c as assembled."""
@@ -335,3 +348,54 @@ def take_apart_with_turns(search: TurningSearch) -> Separation | Stuck:
     n = len(search.placed)
     return search.take_apart_turning(list(range(n)), [(IDENTITY, (0, 0, 0))] * n)
 
+
+
+def disassemble_turning(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset[str]] = (),
+                        max_states: int | None = None, first_found: bool = False,
+                        rotation_clearance: Fraction | float | str = 0) -> Disassembly:
+    """`disassembly.disassemble` with quarter turns as moves too (Python only), each cube shrunk by
+    `rotation_clearance` on every side in the sweep test (0: exact cubes). Past `max_states` states in
+    one search: TooManyStates."""
+    clearance = check_rotations(True, rotation_clearance)
+    names = list(pieces)
+    check_pieces(len(names))
+    cells = {nm: tuple(pieces[nm]) for nm in names}
+    if len(names) < 2:
+        return Disassembly(None, Stuck(tuple(names), 0, ()), 0)
+    shapes = _shapes_for_calls(False)
+    search = TurningSearch([shapes.of(cells[nm]) for nm in names], names, shapes, tuple(groups), max_states,
+                           False, best=not first_found, assembled=[cells[nm] for nm in names], clearance=clearance)
+    try:
+        got = take_apart_with_turns(search)
+    except _TooMany as exc:
+        raise TooManyStates(exc.states) from None
+    if isinstance(got, Stuck):
+        return Disassembly(None, got, search.visited)
+    return Disassembly(got, None, search.visited)
+
+
+class TurningPlacedDisassembler(PlacedDisassembler):
+    """`PlacedDisassembler` with quarter turns (`enumerate --disassemble --rotations`): each class is taken
+    apart whole by `disassemble_turning`, in Python; the level text marks turns."""
+
+    def __init__(self, problem: ExactCoverProblem, groups: Sequence[frozenset[str]] = (), *,
+                 max_states: int | None = None, best: bool = True, grid: str = "cubes",
+                 rotation_clearance: Fraction | float | str = 0) -> None:
+        check_grid(grid)
+        self.clearance = check_rotations(True, rotation_clearance, grid)
+        super().__init__(problem, groups, max_states=max_states, native=False, best=best, grid=grid)
+
+    def take_apart(self, classes: Sequence[Sequence[Placement]], moves: bool = False) -> list[Taken]:
+        return [self._turned(cls, moves) for cls in classes]
+
+    def _turned(self, cls: Sequence[Placement], moves: bool) -> Taken:
+        if len(cls) < 2:
+            return None, None, []
+        at = self.problem.cells
+        names = self.labels(cls)
+        got = disassemble_turning({nm: tuple(at[c] for c in placement[1]) for nm, placement in zip(names, cls,
+                                                                                                 strict=True)},
+                                  self.groups, self.max_states, not self.best, self.clearance)
+        if got.separation is None:
+            return None, None, []
+        return got.separation.level(), got.level_text(), [m.as_json() for m in got.moves()] if moves else []

@@ -38,9 +38,15 @@ def disassemble(solution: Solution, *, max_states: int | None = None, rotations:
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=solution.name)
     try:
         check_grid(solution.puzzle.grid if solution.puzzle is not None else "cubes")
+        if rotations or rotation_clearance:
+            from ..analysis.disassembly import check_rotations
+            from ..analysis.turning import disassemble_turning
+
+            check_rotations(rotations, rotation_clearance, _grid(solution.puzzle))
+            return disassemble_turning(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states,
+                                       rotation_clearance=rotation_clearance)
         return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states,
-                          grid=_grid(solution.puzzle), rotations=rotations,
-                          rotation_clearance=rotation_clearance)
+                          grid=_grid(solution.puzzle))
     except TooManyStates as exc:
         raise CpsolveError(str(exc), where=solution.name, field="max_states", exit_code=1) from None
     except CpsolveError as exc:

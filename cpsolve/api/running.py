@@ -324,8 +324,13 @@ class _Disassembling:
         is forked, so that each has its copy)."""
         from ..analysis.disassembly import PlacedDisassembler
 
-        self.disassembler = PlacedDisassembler(problem, self.groups, grid=self.grid, rotations=self.rotations,
-                                               rotation_clearance=self.clearance)
+        if self.rotations:
+            from ..analysis.turning import TurningPlacedDisassembler
+
+            self.disassembler = TurningPlacedDisassembler(problem, self.groups, grid=self.grid,
+                                                          rotation_clearance=self.clearance)
+        else:
+            self.disassembler = PlacedDisassembler(problem, self.groups, grid=self.grid)
 
     def record(self, cls: SolutionClass, taken: _TakenApart) -> dict[str, object] | None:
         """A class taken apart (`_take_apart`) into the tally; the extra keys of its solutions-file line, or

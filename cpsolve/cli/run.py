@@ -216,9 +216,9 @@ def _kept(tally: object, min_level: str) -> int:
     above (the summary said every class found was written)."""
     assert isinstance(tally, dict)
     levels: dict[str, int] = tally["levels"]
-    from ..analysis.disassembly import parse_level
+    from ..api import level_key
 
-    return sum(n for level, n in levels.items() if parse_level(level) >= parse_level(min_level))
+    return sum(n for level, n in levels.items() if level_key(level) >= level_key(min_level))
 
 
 @app.command()

@@ -352,9 +352,13 @@ def explain_assembly(name: str, pieces: Mapping[str, Sequence[Cell]], groups: Se
     began = time.perf_counter()
     deadline = _deadline(timeout)
     try:
-        result = disassemble(pieces, groups, max_states=max_states, rotations=rotations,
-                             rotation_clearance=rotation_clearance)
-        if result.separation is None and rotations:
+        if rotations:
+            from ..turning import disassemble_turning
+
+            result = disassemble_turning(pieces, groups, max_states, rotation_clearance=rotation_clearance)
+            if result.separation is None:  # what blocks what: the slides' account
+                result = disassemble(pieces, groups, max_states=max_states)
+        else:
             result = disassemble(pieces, groups, max_states=max_states)
         if result.separation is not None:
             finding: Finding = ComesApart(result.level_text() or "", result.separation.total_moves(),

@@ -23,6 +23,7 @@ from typing import ClassVar
 
 from ...puzzle.geometry import Cell
 from ..disassembly import DIRECTION_NAMES, DIRECTIONS, Disassembly, TooManyStates, disassemble, explore
+from ..turning import disassemble_turning
 
 MAX_REMOVED = 3
 """Sets of at most this many pieces are tried for the smallest removal."""
@@ -180,7 +181,8 @@ def smallest_removal(pieces: Mapping[str, Sequence[Cell]], groups: Sequence[froz
                 levels.append("-")
                 continue
             try:
-                got = disassemble(rest, groups, max_states, rotations=rotations, rotation_clearance=rotation_clearance)
+                got = (disassemble_turning(rest, groups, max_states, rotation_clearance=rotation_clearance) if rotations
+                       else disassemble(rest, groups, max_states))
             except TooManyStates:
                 continue
             if got.ok:
