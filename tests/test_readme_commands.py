@@ -162,6 +162,10 @@ STATUS: dict[str, int] = {
 
 # What the text says a command prints (each fragment must appear in its stdout or stderr).
 EXPECT: dict[str, list[str]] = {
+    "cpsolve disassemble benchmarks/puzzles/turning-lock.yaml": ["does not come apart", "6 states reached"],
+    "cpsolve disassemble benchmarks/puzzles/turning-lock.yaml --rotations": [
+        "comes apart, level 1R1", "K turn +z at x=2 y=2", "K +x out"],
+    "cpsolve explain benchmarks/puzzles/turning-lock.yaml --index 0 --rotations": ["1R1"],
     "cpsolve list": ["soma", "bedlam", "snake-27"],
     "cpsolve backends": ["dlx", "cpsat", "sat"],
     "cpsolve enumerate MODEL --cluster tcp://HOST:8786": [

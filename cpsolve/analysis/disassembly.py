@@ -9,7 +9,8 @@ Cutler's analysis of six-piece burrs ("Computer Analysis of All 6 Piece Burrs", 
   one or more units, every piece of the set by the same amount, without any two pieces overlapping
   at any point of the way. Pieces that move the same way by the same amount count as one move even
   when they are not touching, and shifting a set is the same move as shifting the rest the other
-  way: a state is the pieces' positions relative to the first piece. Rotations are not moves.
+  way: a state is the pieces' positions relative to the first piece. Rotations are not moves
+  (quarter turns are, when asked for, in `turning.py`: a Python search built on this one).
 - A part **comes free** when a set of at most half the pieces can slide away for ever; the move
   that takes it out is counted.
 - The search is breadth-first, so the first separation found needs the fewest moves. The two
@@ -59,15 +60,18 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 import weakref
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..errors import CpsolveError
 from ..limits import check
-from ..puzzle.geometry import Cell
+from ..puzzle.geometry import Cell, Transform
+from .turns import AXIS_NAMES, Turn
 
 if TYPE_CHECKING:
     from ..problem.placements import ExactCoverProblem
@@ -108,21 +112,30 @@ NATIVE_MAX_PIECES = 64
 
 @dataclass(frozen=True)
 class Move:
-    """`pieces` slide `amount` units along `direction` (one of DIRECTIONS); amount None = out for good."""
+    """`pieces` slide `amount` units along `direction` (one of DIRECTIONS); amount None = out for good.
+    With `turn` (only with `rotations=True`): the pieces make that quarter turn instead (`direction`
+    (0, 0, 0), `amount` 1)."""
 
     pieces: tuple[str, ...]
     direction: Cell
     amount: int | None
+    turn: Turn | None = None
 
     @property
     def removes(self) -> bool:
         return self.amount is None
 
     def text(self) -> str:
+        if self.turn is not None:
+            return f"{' '.join(self.pieces)} {self.turn.text()}"
         how = "out" if self.amount is None else str(self.amount)
         return f"{' '.join(self.pieces)} {_NAMES[self.direction]} {how}"
 
     def as_json(self) -> dict[str, object]:
+        if self.turn is not None:
+            t = self.turn
+            return {"pieces": list(self.pieces), "turn": {"axis": AXIS_NAMES[t.axis], "sense": t.sense,
+                                                          "pivot": {k: float(v) for k, v in t.pivot().items()}}}
         return {"pieces": list(self.pieces), "direction": list(self.direction), "amount": self.amount}
 
 
@@ -139,6 +152,8 @@ class Separation:
     moves: tuple[Move, ...]
     left: Separation | None
     removed_part: Separation | None
+    orientations: Mapping[str, Transform] = field(default_factory=dict)
+    """With turns: the pieces of `start` not in their assembled orientation (cells R c + start offset)."""
 
     @property
     def removed(self) -> tuple[str, ...]:
@@ -154,6 +169,15 @@ class Separation:
         for part in (self.left, self.removed_part):
             if part is not None and part.has_multi_moves():
                 out.extend(part.level())
+        return tuple(out)
+
+    def figures(self) -> tuple[tuple[int, int], ...]:
+        """`level()` with each figure split into (slides, quarter turns); turns only with `rotations`."""
+        turns = sum(m.turn is not None for m in self.moves)
+        out: list[tuple[int, int]] = [(len(self.moves) - turns, turns)]
+        for part in (self.left, self.removed_part):
+            if part is not None and part.has_multi_moves():
+                out.extend(part.figures())
         return tuple(out)
 
     def total_moves(self) -> int:
@@ -172,7 +196,12 @@ class Separation:
         where = dict(self.start)
         out = [dict(where)]
         for m in self.moves:
-            if m.amount is None:
+            if m.turn is not None:  # the translation part of each turned piece's pose
+                s = m.turn.shift
+                for p in m.pieces:
+                    r = m.turn.rotation.apply(where[p])
+                    where[p] = (r[0] + s[0], r[1] + s[1], r[2] + s[2])
+            elif m.amount is None:
                 for p in m.pieces:
                     where.pop(p)
             else:
@@ -215,8 +244,8 @@ class Disassembly:
         return None if self.separation is None else self.separation.level()
 
     def level_text(self) -> str | None:
-        lv = self.level()
-        return None if lv is None else format_level(lv)
+        """`5`, `1.2`; with turns, each figure that has some as slides R turns (`3R1.2`)."""
+        return None if self.separation is None else format_figures(self.separation.figures())
 
     def moves(self) -> list[Move]:
         """Every move of the whole tree, in the order the steps are listed."""
@@ -233,12 +262,27 @@ def format_level(level: Sequence[int]) -> str:
     return ".".join(str(v) for v in level)
 
 
+def format_figures(figures: Sequence[tuple[int, int]]) -> str:
+    """A level whose figures are (slides, quarter turns): a figure without turns as its moves (`5`, the
+    same text as `format_level`), one with turns as slides `R` turns (`3R1`: 4 moves, one a turn, as
+    BurrTools' rotation fork writes it)."""
+    return ".".join(str(a) if not b else f"{a}R{b}" for a, b in figures)
+
+
+_FIGURE = re.compile(r"(\d+)(?:R(\d+))?")
+
+
 def parse_level(text: str) -> tuple[int, ...]:
-    """`5`, `1.2`, `98.2.4.2` -> a tuple compared lexicographically; ValueError when malformed."""
-    parts = text.strip().split(".")
-    if not parts or not all(p.isdigit() for p in parts) or int(parts[0]) < 1:
-        raise ValueError(f"a level is written like 5 or 1.2 or 98.2.4.2, not {text!r}")
-    return tuple(int(p) for p in parts)
+    """`5`, `1.2`, `98.2.4.2`, and with turns `3R1.1R1` (slides R turns; BurrTools' rotation fork's
+    `3R0` too) -> the moves of each figure, turns counted as moves, as a tuple compared
+    lexicographically; ValueError when malformed."""
+    parts = [_FIGURE.fullmatch(p) for p in text.strip().split(".")]
+    if not parts or not all(parts):
+        raise ValueError(f"a level is written like 5 or 1.2 or 98.2.4.2 (with turns 3R1.2), not {text!r}")
+    out = tuple(int(m.group(1)) + int(m.group(2) or 0) for m in parts if m is not None)
+    if out[0] < 1:
+        raise ValueError(f"a level is written like 5 or 1.2 or 98.2.4.2 (with turns 3R1.2), not {text!r}")
+    return out
 
 
 # ----------------------------------------------------------------------------- pairwise distances
@@ -841,6 +885,8 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     `native=False` runs the Python twin of the compiled search (the same result, for the tests). On the
     prism grid (`grid="prisms"`) pieces slide along BurrTools' four prism axes (`PRISM_DIRECTIONS`), in
     the Python search.
+
+    With quarter turns as well: `turning.disassemble_turning` (Python).
     """
     check_grid(grid)
     names = list(pieces)
@@ -858,6 +904,27 @@ def disassemble(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset
     if isinstance(got, Stuck):
         return Disassembly(None, got, search.visited)
     return Disassembly(got, None, search.visited)
+
+
+def check_rotations(rotations: bool, clearance: object, grid: str = "cubes") -> Fraction:
+    """The rotation options, checked: the clearance as a Fraction from 0 up to (not including) 1/2 (a
+    cube shrunk by 1/2 on each side is nothing); turns on cubes only. CpsolveError, one line."""
+    if type(clearance) is bool or not isinstance(clearance, (int, float, Fraction, str)):
+        raise CpsolveError(f"the rotation clearance is a number from 0 to 0.5, not {clearance!r}",
+                           field="rotation_clearance")
+    try:
+        value = Fraction(str(clearance)) if isinstance(clearance, float) else Fraction(clearance)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise CpsolveError(f"the rotation clearance is a number from 0 to 0.5, not {clearance!r}",
+                           field="rotation_clearance") from None
+    if not 0 <= value < Fraction(1, 2):
+        raise CpsolveError(f"the rotation clearance is a number from 0 up to (not including) 0.5, not {clearance}",
+                           field="rotation_clearance")
+    if value and not rotations:
+        raise CpsolveError("a rotation clearance needs rotations (--rotations)", field="rotation_clearance")
+    if rotations and grid != "cubes":
+        raise CpsolveError(f"quarter turns are taken on cubes only, not on the {grid} grid", field="rotations")
+    return value
 
 
 Taken = tuple[tuple[int, ...] | None, str | None, list[dict[str, object]]]
@@ -1140,8 +1207,12 @@ class LevelTally:
     solutions: list[int] = field(default_factory=lambda: [0, 0, 0])
     levels: dict[tuple[int, ...], int] = field(default_factory=dict)
     """Level -> number of solution classes (up to rotation and reflection) at that level."""
+    texts: dict[tuple[int, ...], str] = field(default_factory=dict)
+    """With turns: how a level was written (`3R1`); levels with the same moves per figure are one entry,
+    shown as the first met."""
 
-    def add(self, assemblies: int, mirror_distinct: bool, level: tuple[int, ...] | None) -> None:
+    def add(self, assemblies: int, mirror_distinct: bool, level: tuple[int, ...] | None,
+            text: str | None = None) -> None:
         row = (assemblies, 2 if mirror_distinct else 1, 1)
         for i, v in enumerate(row):
             self.assemblies[i] += v
@@ -1149,6 +1220,11 @@ class LevelTally:
                 self.solutions[i] += v
         if level is not None:
             self.levels[level] = self.levels.get(level, 0) + 1
+            if text is not None and "R" in text:
+                self.texts.setdefault(level, text)
+
+    def text(self, level: tuple[int, ...]) -> str:
+        return self.texts.get(level) or format_level(level)
 
     def highest(self) -> tuple[int, ...] | None:
         return max(self.levels) if self.levels else None
@@ -1159,6 +1235,6 @@ class LevelTally:
         return {
             "assemblies": dict(zip(keys, self.assemblies, strict=True)),
             "solutions": dict(zip(keys, self.solutions, strict=True)),
-            "levels": {format_level(k): v for k, v in sorted(self.levels.items())},
-            "highest_level": None if hi is None else format_level(hi),
+            "levels": {self.text(k): v for k, v in sorted(self.levels.items())},
+            "highest_level": None if hi is None else self.text(hi),
         }

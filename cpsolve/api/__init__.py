@@ -35,6 +35,7 @@ from ..puzzle.model import Puzzle
 from .approx import ApproxCounts, count_approx, sample
 from .burrtools import BackendInfo, Decoded, Imported, backends, decode, import_xmpuzzle, stored_solutions
 from .common import check_output as check_output
+from .common import level_key as level_key
 from .common import line_output as line_output
 from .common import printable
 from .common import shell_command as shell_command

@@ -83,6 +83,14 @@ def check_output(path: PathLike, inputs: Inputs = (), option: str = "--out") -> 
     check_destination(Path(path), [(Path(p), what) for p, what in inputs], option)
 
 
+def level_key(text: str) -> tuple[int, ...]:
+    """A level's text (`5`, `1.2`, with turns `3R1.2`) as the tuple levels compare by (turns counted as
+    moves): `analysis.disassembly.parse_level`, for the front ends; ValueError when malformed."""
+    from ..analysis.disassembly import parse_level
+
+    return parse_level(text)
+
+
 def line_output(path: PathLike, inputs: Inputs = (), option: str = "--out") -> LineFile:
     """`check_output`, then a file of lines written as they come, each flushed (`sample -o`, `design`'s JSON
     lines): opened, and so emptied, only when the first line comes, so that a run stopped or failed before

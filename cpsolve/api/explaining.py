@@ -202,6 +202,8 @@ def explain(
     backend: str = "sat",
     timeout: float | None = None,
     max_states: int | None = None,
+    rotations: bool = False,
+    rotation_clearance: float | str = 0,
 ) -> Explanation:
     """Why not? (`cpsolve explain`.) A puzzle with no assembly: the cheapest reason that holds (volume, a
     piece with no placement, a cell no piece reaches, a colouring, else a minimal unsatisfiable core
@@ -209,7 +211,8 @@ def explain(
     `index`-th solution of a puzzle or of a `.jsonl` file, or an assembly stored in a BurrTools file)
     that does not come apart: what blocks what, how far it opens, what to remove. A puzzle with
     solutions: what they share and where they differ. A file is read without the volume check, so
-    that a puzzle whose pieces do not fill it can be explained too.
+    that a puzzle whose pieces do not fill it can be explained too. `rotations` decides whether an
+    assembly comes apart with quarter turns too (`disassemble(rotations=True)`).
 
     >>> print(cpsolve.explain(cpsolve.puzzle_from_yaml('''
     ... name: mutilated
@@ -229,6 +232,9 @@ def explain(
     if index is not None and index < 0:
         raise CpsolveError(f"must be 0 or more, not {index}", field="index")
     began = time.perf_counter()
+    from ..analysis.disassembly import check_rotations
+
+    check_rotations(rotations, rotation_clearance)
     if not isinstance(what, (Puzzle, Solution)):
         what = _explained_source(what, index)
     if isinstance(what, Puzzle) and index is not None:
@@ -252,7 +258,8 @@ def explain(
                                "`cpsolve disassemble` takes them apart", where=what.name, field="grid")
         left = None if timeout is None else max(timeout - (time.perf_counter() - began), 1e-3)
         report = explain_assembly(what.name, what.pieces, tuple(puzzle.groups) if puzzle is not None else (),
-                                  timeout=left, max_states=max_states)
+                                  timeout=left, max_states=max_states, rotations=rotations,
+                                  rotation_clearance=rotation_clearance)
         return _explanation(report, puzzle, what.index)
     return _explanation(explain_puzzle(what, backend=backend, timeout=timeout), what, None)
 

@@ -20,10 +20,13 @@ if TYPE_CHECKING:
     from ..output.scene import Step
 
 
-def disassemble(solution: Solution, *, max_states: int | None = None) -> Disassembly:
+def disassemble(solution: Solution, *, max_states: int | None = None, rotations: bool = False,
+                rotation_clearance: float | str = 0) -> Disassembly:
     """Take the assembly apart by sliding pieces: `.level_text()` ("5", "1.2", ...) and `.moves()`
     when it comes apart, `.stuck` when it does not (`cpsolve disassemble`). Pieces of one of the
     puzzle's groups may stay together. Past `max_states` states it raises (exit code 1).
+    `rotations=True` also turns pieces by quarter turns (levels like "1R1": slides R turns), each cube
+    shrunk by `rotation_clearance` (from 0 up to 0.5, "1/20" too) on each side in the sweep test.
 
     >>> found = cpsolve.disassemble(cpsolve.solve(cpsolve.load("six-piece-burr")))
     >>> found.ok, found.level_text()
@@ -36,6 +39,13 @@ def disassemble(solution: Solution, *, max_states: int | None = None) -> Disasse
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=solution.name)
     try:
         check_grid(_grid(solution.puzzle))
+        if rotations or rotation_clearance:
+            from ..analysis.disassembly import check_rotations
+            from ..analysis.turning import disassemble_turning
+
+            check_rotations(rotations, rotation_clearance, _grid(solution.puzzle))
+            return disassemble_turning(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states,
+                                       rotation_clearance=rotation_clearance)
         return take_apart(solution.pieces, puzzle_groups(solution.puzzle), max_states=max_states,
                           grid=_grid(solution.puzzle))
     except TooManyStates as exc:

@@ -47,6 +47,8 @@ def run(
     command: Sequence[str] = (),
     on_start: Callable[[], object] | None = None,
     sort: bool = False,
+    rotations: bool = False,
+    rotation_clearance: float | str = 0,
 ) -> Result:
     """Enumerate in this process, calling `on_solution` with each new class as soon as it is found.
 
@@ -65,7 +67,9 @@ def run(
     run is complete; a path: kept; False: none) records each finished subproblem, and `resume`
     continues the run a journal holds; `command` is the command line the journal shows to resume it.
     `disassemble` takes each class apart as it comes (`result.disassembly`, each solution's `level`);
-    `min_level` ("5", "1.2") writes only the solutions at that level or above. `sort` rewrites the
+    `min_level` ("5", "1.2") writes only the solutions at that level or above. `rotations` lets the
+    disassembly turn pieces by quarter turns too (levels like "1R1"), each cube shrunk by
+    `rotation_clearance` on each side in the sweep test. `sort` rewrites the
     file of a complete run in the order of the classes' ids (`Solution.id`), each line's `class` its
     rank in that order: two complete runs of a puzzle then write the same bytes, whatever their backend
     and workers. `on_start` is called once the puzzle is prepared and its parts planned (sized by a few
@@ -90,7 +94,10 @@ def run(
     from ..search.settings import RunSettings
 
     began = time.perf_counter()
-    apart = _Disassembling(puzzle, min_level) if disassemble or min_level is not None else None
+    apart = (_Disassembling(puzzle, min_level, rotations, rotation_clearance)
+             if disassemble or min_level is not None else None)
+    if apart is None and (rotations or rotation_clearance):
+        raise CpsolveError("rotations are a way of taking apart: they need --disassemble", field="rotations")
     if apart is not None and puzzle.kind == "chain":
         raise CpsolveError("a chain puzzle has no pieces to slide apart", where=puzzle.name, field="disassemble")
     prepared, engine = _prepare(puzzle, backend, symmetry_breaking, workers)
@@ -285,12 +292,22 @@ class _Disassembling:
     """`run(disassemble=True)`: takes each new solution class apart in this process, as it streams in,
     and keeps the tally of assemblies against solutions and levels."""
 
-    def __init__(self, puzzle: Puzzle, min_level: str | None) -> None:
-        from ..analysis.disassembly import LevelTally, check_grid, check_pieces, parse_level, puzzle_groups
+    def __init__(self, puzzle: Puzzle, min_level: str | None, rotations: bool = False,
+                 rotation_clearance: float | str = 0) -> None:
+        from ..analysis.disassembly import (
+            LevelTally,
+            check_grid,
+            check_pieces,
+            check_rotations,
+            parse_level,
+            puzzle_groups,
+        )
 
         try:
             check_grid(puzzle.grid)
             check_pieces(puzzle.n_pieces)
+            self.clearance = check_rotations(rotations, rotation_clearance, puzzle.grid)
+            self.rotations = rotations
         except CpsolveError as exc:
             raise exc.located(puzzle.origin or puzzle.name) from None
         try:
@@ -307,13 +324,19 @@ class _Disassembling:
         is forked, so that each has its copy)."""
         from ..analysis.disassembly import PlacedDisassembler
 
-        self.disassembler = PlacedDisassembler(problem, self.groups, grid=self.grid)
+        if self.rotations:
+            from ..analysis.turning import TurningPlacedDisassembler
+
+            self.disassembler = TurningPlacedDisassembler(problem, self.groups, grid=self.grid,
+                                                          rotation_clearance=self.clearance)
+        else:
+            self.disassembler = PlacedDisassembler(problem, self.groups, grid=self.grid)
 
     def record(self, cls: SolutionClass, taken: _TakenApart) -> dict[str, object] | None:
         """A class taken apart (`_take_apart`) into the tally; the extra keys of its solutions-file line, or
         None to leave it out."""
         level, text, moves = taken
-        self.tally.add(cls.assemblies, cls.mirror_distinct, level)
+        self.tally.add(cls.assemblies, cls.mirror_distinct, level, text)
         if self.min_level is not None and (level is None or level < self.min_level):
             return None
         return {"level": text, "moves": moves}

@@ -123,6 +123,12 @@ WorkersOpt = Annotated[
 TimeoutOpt = Annotated[
     float | None, typer.Option(help="Give up after this many seconds.", callback=lambda v: _check_timeout(v))
 ]
+RotationsOpt = Annotated[bool, typer.Option(
+    "--rotations", help="Also turn pieces by quarter turns about lines parallel to x, y or z (exact cubes; "
+                        "levels like 1R1: slides R turns; slower, in Python).")]
+ClearanceOpt = Annotated[str | None, typer.Option(
+    "--rotation-clearance", help="With --rotations: shrink each cube by this much on every side in the turn "
+                                 "test (rounded edges; 0 to below 0.5, e.g. 0.05 or 1/20).", show_default="0")]
 FindTimeoutOpt = Annotated[
     float | None, typer.Option(help="Give up finding the solution (of a puzzle, by --index or --id) after this many "
                                     "seconds (exit 3).", callback=lambda v: _check_timeout(v))

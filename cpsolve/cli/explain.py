@@ -12,7 +12,17 @@ from typing import Annotated
 import typer
 
 from ..errors import CpsolveError
-from .common import TIMEOUT_EXIT, TimeoutOpt, _remaining, app, check_output, inputs_of, write_output
+from .common import (
+    TIMEOUT_EXIT,
+    ClearanceOpt,
+    RotationsOpt,
+    TimeoutOpt,
+    _remaining,
+    app,
+    check_output,
+    inputs_of,
+    write_output,
+)
 from .pictures import _picture_size
 
 
@@ -33,6 +43,8 @@ def explain_cmd(
     max_states: Annotated[int | None, typer.Option(min=1, help="Give up a disassembly after this many states.")
                           ] = None,
     timeout: TimeoutOpt = None,
+    rotations: RotationsOpt = False,
+    rotation_clearance: ClearanceOpt = None,
 ) -> None:
     """Why not? No assembly (volume, placements, colourings, a minimal core), an assembly that does not come
     apart (blocking, states, what to remove), one solution or several (the backbone, the differences)."""
@@ -47,7 +59,8 @@ def explain_cmd(
     for path, option in ((picture, "--picture"), (page, "--page")):
         if path is not None:
             check_output(path, inputs, option)
-    found = cpsolve.explain(source, index=index, backend=backend, timeout=_remaining(timeout), max_states=max_states)
+    found = cpsolve.explain(source, index=index, backend=backend, timeout=_remaining(timeout), max_states=max_states,
+                             rotations=rotations, rotation_clearance=rotation_clearance or 0)
     if as_json:
         typer.echo(json.dumps(found.as_json()))
     else:

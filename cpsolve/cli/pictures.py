@@ -12,10 +12,12 @@ import typer
 
 from ..errors import CpsolveError
 from .common import (
+    ClearanceOpt,
     FindTimeoutOpt,
     IdOpt,
     OldOutputOpt,
     ProblemOpt,
+    RotationsOpt,
     _remaining,
     _which,
     app,
@@ -154,6 +156,8 @@ def disassemble_cmd(
     max_states: Annotated[int | None, typer.Option(min=1, help="Give up after this many states (exit 1).")] = None,
     problem: ProblemOpt = None,
     timeout: FindTimeoutOpt = None,
+    rotations: RotationsOpt = False,
+    rotation_clearance: ClearanceOpt = None,
 ) -> None:
     """Take one assembly apart by sliding pieces: the shortest way, its level (a.b.c), or where it is stuck."""
     from .. import api
@@ -167,7 +171,8 @@ def disassemble_cmd(
     which = _which(solution, index, id) if id is not None else f"solution {index or 0}"
     shown_index = solution.index if id is not None else index or 0
     try:
-        found = api.disassemble(solution, max_states=max_states)
+        found = api.disassemble(solution, max_states=max_states, rotations=rotations,
+                                rotation_clearance=rotation_clearance or 0)
     except CpsolveError as exc:
         if exc.field != "max_states":
             raise
@@ -183,7 +188,7 @@ def disassemble_cmd(
     if found.separation is None:
         stuck = found.stuck
         assert stuck is not None
-        say(f"{name}, {which}: does not come apart by sliding pieces")
+        say(f"{name}, {which}: does not come apart by sliding {'or turning ' if rotations else ''}pieces")
         say(f"  stuck: {' '.join(stuck.pieces)} ({counted(stuck.states, 'state')} reached, none separates them)")
         for g in stuck.locked:
             say(f"  locked together in every state reached: {' '.join(g)}")

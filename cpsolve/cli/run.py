@@ -18,10 +18,12 @@ from . import common  # common.STARTED, read when used: main() resets it for a l
 from .common import (
     TIMEOUT_EXIT,
     BackendOpt,
+    ClearanceOpt,
     FindTimeoutOpt,
     IdOpt,
     ModelArg,
     ProblemOpt,
+    RotationsOpt,
     TimeoutOpt,
     WorkersOpt,
     _alarm_at_deadline,
@@ -93,6 +95,8 @@ def enumerate_cmd(
         help="Take each solution apart: those that come apart, levels (see `cpsolve disassemble`).")] = False,
     min_level: Annotated[str | None, typer.Option(
         help="With --disassemble: write only solutions at this level or above (5, 1.2, ...).")] = None,
+    rotations: RotationsOpt = False,
+    rotation_clearance: ClearanceOpt = None,
     journal: Annotated[Path | None, typer.Option(
         show_default="SOLUTIONS_FILE.journal, removed once the run is complete",
         help="SQLite journal of finished subproblems, to --resume a run after a crash or a stop.")] = None,
@@ -119,7 +123,7 @@ def enumerate_cmd(
         symmetry_breaking=symmetry_breaking, progress=not quiet, out=(out or True) if save else None,
         journal=False if no_journal else journal or True, resume=resume, cluster=cluster,
         disassemble=disassemble, min_level=min_level, command=resume_words(sys.argv[1:]), on_start=search_begins,
-        sort=sort,
+        sort=sort, rotations=rotations, rotation_clearance=rotation_clearance or 0,
     )
     if as_json:
         typer.echo(json.dumps(result.as_json()))
@@ -212,11 +216,9 @@ def _kept(tally: object, min_level: str) -> int:
     above (the summary said every class found was written)."""
     assert isinstance(tally, dict)
     levels: dict[str, int] = tally["levels"]
-    return sum(n for level, n in levels.items() if _level(level) >= _level(min_level))
+    from ..api import level_key
 
-
-def _level(text: str) -> tuple[int, ...]:
-    return tuple(int(v) for v in text.split("."))
+    return sum(n for level, n in levels.items() if level_key(level) >= level_key(min_level))
 
 
 @app.command()

@@ -23,6 +23,7 @@ from typing import ClassVar
 
 from ...puzzle.geometry import Cell
 from ..disassembly import DIRECTION_NAMES, DIRECTIONS, Disassembly, TooManyStates, disassemble, explore
+from ..turning import disassemble_turning
 
 MAX_REMOVED = 3
 """Sets of at most this many pieces are tried for the smallest removal."""
@@ -133,7 +134,8 @@ def free_steps(pieces: Mapping[str, Sequence[Cell]]) -> int:
 
 
 def explain_stuck(pieces: Mapping[str, Sequence[Cell]], result: Disassembly, groups: Sequence[frozenset[str]] = (),
-                  max_states: int | None = None, deadline: float | None = None) -> Blocked:
+                  max_states: int | None = None, deadline: float | None = None, rotations: bool = False,
+                  rotation_clearance: float | str = 0) -> Blocked:
     """Explain `result`, the disassembly of `pieces` (label -> assembled cells), which must be stuck."""
     stuck = result.stuck
     assert stuck is not None and result.separation is None
@@ -154,17 +156,18 @@ def explain_stuck(pieces: Mapping[str, Sequence[Cell]], result: Disassembly, gro
         if (free, spread) > best[:2]:
             best, best_state = (free, spread, i), here
     open_moves = states[best[2]][1]
-    removal, levels, complete = smallest_removal(start, groups, max_states, deadline)
+    removal, levels, complete = smallest_removal(start, groups, max_states, deadline, rotations, rotation_clearance)
     return Blocked(tuple(part), tuple((k, start[k]) for k in part), blocking(start), len(states),
                  max(d for _, d in states), tuple((k, best_state[k]) for k in part), open_moves, best[0], start_free,
                  stuck.locked, removal, levels, complete, tuple(k for k in pieces if k not in offsets))
 
 
 def smallest_removal(pieces: Mapping[str, Sequence[Cell]], groups: Sequence[frozenset[str]] = (),
-                     max_states: int | None = None, deadline: float | None = None
-                     ) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], bool]:
+                     max_states: int | None = None, deadline: float | None = None, rotations: bool = False,
+                     rotation_clearance: float | str = 0) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], bool]:
     """The smallest sets of pieces whose removal lets the rest come apart (each set proved by taking
-    the rest apart), their rest's levels, and whether the search was complete."""
+    the rest apart, with quarter turns when `rotations`), their rest's levels, and whether the search
+    was complete."""
     names = list(pieces)
     for k in range(1, min(MAX_REMOVED, len(names) - 1) + 1):
         found: list[tuple[str, ...]] = []
@@ -178,7 +181,8 @@ def smallest_removal(pieces: Mapping[str, Sequence[Cell]], groups: Sequence[froz
                 levels.append("-")
                 continue
             try:
-                got = disassemble(rest, groups, max_states)
+                got = (disassemble_turning(rest, groups, max_states, rotation_clearance=rotation_clearance) if rotations
+                       else disassemble(rest, groups, max_states))
             except TooManyStates:
                 continue
             if got.ok:

@@ -1,0 +1,193 @@
+"""Disassembly with quarter turns (`rotations=True`, cpsolve/analysis/turning.py): a lock that only a
+turn opens, the level text with turns, a turn the exact sweep test forbids refused by the search, and
+the commands' options."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from conftest import REPO, run_cli
+
+from cpsolve.analysis.disassembly import Disassembly, check_rotations, disassemble, parse_level
+from cpsolve.analysis.turning import TurningSearch, compose, disassemble_turning, invert, turned_pose
+from cpsolve.analysis.turns import Turn
+from cpsolve.errors import CpsolveError
+from cpsolve.puzzle.geometry import IDENTITY, ROTATIONS, Cell
+
+FRAME: tuple[Cell, ...] = tuple(
+    (x, y, z) for x in range(-1, 4) for y in range(-1, 4) for z in range(3)
+    if not (z == 1 and (0 <= x <= 2 and 0 <= y <= 2 or (x, y) == (3, 1))))
+"""A 5x5x3 box with a 3x3 cavity in its middle layer (x, y from 0 to 2, z = 1) and one corridor from it to
+the outside, the cell x=3, y=1, z=1 (a slot one cube wide)."""
+KEY: tuple[Cell, ...] = ((1, 0, 1), (1, 1, 1))
+"""A domino standing along y in the cavity."""
+LOCK = REPO / "benchmarks" / "puzzles" / "turning-lock.yaml"
+"""The same lock as a puzzle file (shifted by 1 in x and y), for the commands."""
+
+
+def replay(pieces: dict[str, tuple[Cell, ...]], result: Disassembly) -> None:
+    """Play the moves on the cells and check every one: a slide moves the pieces by whole cells, a turn
+    turns them (`Turn.cell`), and no two pieces ever share a cell (the sweeps are `turns.py`'s)."""
+    at = {k: list(v) for k, v in pieces.items()}
+    assert result.separation is not None
+    for step in result.separation.steps():
+        for m in step.moves:
+            if m.turn is not None:
+                for p in m.pieces:
+                    at[p] = [m.turn.cell(c) for c in at[p]]
+            elif m.amount is not None:
+                d = m.direction
+                for p in m.pieces:
+                    at[p] = [(c[0] + d[0] * m.amount, c[1] + d[1] * m.amount, c[2] + d[2] * m.amount) for c in at[p]]
+            taken = [c for p in step.pieces for c in at[p]]
+            assert len(taken) == len(set(taken))
+
+
+def test_lock_opens_with_one_quarter_turn() -> None:
+    """The key cannot slide out: the floor and the ceiling hold it in z, and standing along y it is two
+    cubes wide across the slot, wherever it slides in the cavity (6 positions, none separates):
+
+        layer z = 1, seen from above      after the turn        then out along +x
+          y                                  y
+        3 # # # # #                        3 # # # # #
+        2 # . . . #                        2 # . . . #
+        1 # . K . . <- the slot            1 # K K . .  ->      K K slide out
+        0 # . K . #                        0 # . . . #
+       -1 # # # # #                       -1 # # # # #
+           -1 0 1 2 3  x
+
+    Turned a quarter about the z line through the corner x=1, y=1 it lies along x, in line with the
+    slot, and slides out: 1 slide and 1 turn, level `1R1`. The cubes sweep only the cavity (checked
+    exactly), so the turn is allowed."""
+    pieces = {"F": FRAME, "K": KEY}
+    stuck = disassemble(pieces)
+    assert not stuck.ok and stuck.stuck is not None and stuck.stuck.states == 6
+    assert not disassemble(pieces, native=False).ok
+    got = disassemble_turning(pieces)
+    assert got.ok and got.level_text() == "1R1" and got.level() == (2,)
+    moves = got.moves()
+    assert [m.text() for m in moves] == ["K turn +z at x=1 y=1", "K +x out"]
+    assert moves[0].turn == Turn(2, (2, 2, 0), 1)
+    assert moves[0].as_json() == {"pieces": ["K"], "turn": {"axis": "z", "sense": 1, "pivot": {"x": 1.0, "y": 1.0}}}
+    replay(pieces, got)
+    assert parse_level(got.level_text() or "") == (2,)
+    # the states: 6 slides' positions of the key standing, the turned ones lying along x
+    assert got.states == 12
+
+
+def test_exactly_blocked_turn_refused_by_the_search() -> None:
+    """The case of test_turns.py as two pieces: M, five cubes along x from the origin (x 0..5, y 0..1,
+    z 0..1), turning +z about the z line through the origin, its far corner (5, 1) at distance sqrt 26;
+    S's cube x 3..4, y 4..5 in the same layer, its near corner at distance 5 (S goes on over M in the
+    layer above, out of the turn's way). The corner cuts 0.059 deep into S's cube: the search does not
+    offer that turn with exact cubes, and does with a clearance of 0.0405 (cubes with rounded edges)."""
+    from cpsolve.analysis.disassembly import _shapes_for_calls
+
+    pieces = {"S": ((3, 4, 0), (3, 4, 1), (2, 4, 1), (1, 4, 1), (0, 4, 1), (0, 3, 1)),
+              "M": tuple((x, 0, 0) for x in range(5))}
+    turn = Turn(2, (0, 0, 0), 1)
+    offered = []
+    for clearance in (Fraction(0), Fraction(405, 10000)):
+        shapes = _shapes_for_calls(False)
+        names = list(pieces)
+        search = TurningSearch([shapes.of(pieces[n]) for n in names], names, shapes, native=False,
+                               assembled=[pieces[n] for n in names], clearance=clearance)
+        assert search.anchor([0, 1]) == 0  # S, the larger piece, stays; M turns
+        found = search.turns([0, 1], [(IDENTITY, (0, 0, 0))] * 2, [0b10])
+        offered.append((0b10, turn) in found)
+    assert offered == [False, True]
+
+
+def test_poses_compose() -> None:
+    """A pose turned four times a quarter about the same line is back; compose and invert are the group's."""
+    pose = (IDENTITY, (2, -1, 3))
+    t = Turn(0, (0, 3, 1), -1)
+    p = pose
+    for _ in range(4):
+        p = turned_pose(p, t)
+    assert p == pose
+    for r in ROTATIONS:
+        assert compose(r, invert(r)) == IDENTITY
+        assert compose(invert(r), r) == IDENTITY
+
+
+def test_levels_with_turns_parse() -> None:
+    """`3R1.1R1` (the fork's EnigmaTIC figure) reads as moves per figure, turns counted; `3R0` too."""
+    assert parse_level("3R1.1R1.3R0.2R1") == (4, 2, 3, 3)
+    assert parse_level("1R1") == (2,)
+    assert parse_level("98.2.4") == (98, 2, 4)
+    for bad in ("R1", "1R", "1.R2", "0R0", "1r1", ""):
+        with pytest.raises(ValueError):
+            parse_level(bad)
+
+
+def test_rotation_options_checked() -> None:
+    """A clearance of 0.5 or more leaves nothing of a cube; a negative one or a clearance without
+    rotations means nothing: one-line errors."""
+    pieces = {"F": FRAME, "K": KEY}
+    for bad in (Fraction(1, 2), -0.1, "x"):
+        with pytest.raises(CpsolveError):
+            disassemble_turning(pieces, rotation_clearance=bad)  # type: ignore[arg-type]
+    with pytest.raises(CpsolveError):
+        check_rotations(False, 0.1)
+    # a generous clearance lets the key turn about its own middle as well: still 1R1
+    assert disassemble_turning(pieces, rotation_clearance=0.25).level_text() == "1R1"
+
+
+def test_cli_disassemble_rotations() -> None:
+    """`cpsolve disassemble --rotations` on a puzzle file: stuck without, `1R1` with, the turn in the
+    step list and in --json; a bad clearance exits 2 with one line."""
+    puzzle = LOCK
+    out = run_cli("disassemble", str(puzzle))
+    assert out.returncode == 0, out.stderr
+    assert "does not come apart" in out.stdout
+    out = run_cli("disassemble", str(puzzle), "--rotations")
+    assert out.returncode == 0, out.stderr
+    assert "level 1R1" in out.stdout and " turn " in out.stdout
+    out = run_cli("disassemble", str(puzzle), "--rotations", "--json")
+    data = json.loads(out.stdout)
+    assert data["level"] == "1R1"
+    assert data["steps"][0]["moves"][0]["turn"]["axis"] == "z"
+    out = run_cli("disassemble", str(puzzle), "--rotations", "--rotation-clearance", "0.7")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_enumerate_disassemble_rotations(tmp_path: object) -> None:
+    """`enumerate --disassemble --rotations`: the lock's one assembly comes apart at 1R1 (none without
+    turns); `--min-level 1R1` keeps it and `--min-level 1R2` (3 moves) does not; the moves in the
+    solutions file show the turn."""
+    from pathlib import Path
+
+    d = Path(str(tmp_path))
+    out = run_cli("enumerate", str(LOCK), "--disassemble", "-q", "--json", "-o", str(d / "a.jsonl"))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["disassembly"]["solutions"]["unique_symmetry"] == 0
+    out = run_cli("enumerate", str(LOCK), "--disassemble", "--rotations", "-q", "--json",
+                  "-o", str(d / "b.jsonl"), "--min-level", "1R1")
+    assert out.returncode == 0, out.stderr
+    tally = json.loads(out.stdout)["disassembly"]
+    assert tally["levels"] == {"1R1": 1} and tally["highest_level"] == "1R1"
+    line = json.loads((d / "b.jsonl").read_text().splitlines()[-1])
+    assert line["level"] == "1R1" and "turn" in line["moves"][0]
+    out = run_cli("enumerate", str(LOCK), "--disassemble", "--rotations", "-q", "-o", str(d / "c.jsonl"),
+                  "--min-level", "1R2")
+    assert out.returncode == 0, out.stderr
+    assert "only the 0 solution classes" in out.stdout
+    out = run_cli("enumerate", str(LOCK), "--rotations", "-q", "-o", str(d / "e.jsonl"))
+    assert out.returncode == 2 and "--disassemble" in out.stderr
+
+
+def test_explain_with_rotations() -> None:
+    """`explain --index 0`: the lock's assembly is stuck (the key is what blocks, sliding); with
+    --rotations it comes apart at 1R1."""
+    out = run_cli("explain", str(LOCK), "--index", "0", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["case"] == "stuck"
+    out = run_cli("explain", str(LOCK), "--index", "0", "--json", "--rotations")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["case"] == "comes-apart" and "1R1" in json.dumps(data)
+    out = run_cli("explain", str(LOCK), "--index", "0", "--rotation-clearance", "1/20")
+    assert out.returncode == 2 and "--rotations" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -1,0 +1,167 @@
+"""The exact sweep test of quarter turns (cpsolve/analysis/turns.py): hand-made cases, a turn that a
+sampled test of rounded cubes lets through and exact cubes forbid, and properties against a brute-force
+sampling in the direction where sampling is conservative."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cpsolve.analysis.turns import Turn, blocking, sweep_hits, turn_allowed
+from cpsolve.puzzle.geometry import ROTATIONS
+
+
+def test_turn_lands_on_the_grid() -> None:
+    """A cell turned about a cell corner or a cell centre lands on a cell; the linear part is one of the
+    24 rotations, right-handed about the positive axis."""
+    corner = Turn(2, (0, 0, 0), 1)  # about the z line through x=0, y=0
+    assert corner.cell((0, 0, 5)) == (-1, 0, 5)
+    assert corner.cell((1, 0, 5)) == (-1, 1, 5)
+    centre = Turn(2, (1, 1, 0), 1)  # through the centre of cell (0, 0)
+    assert centre.cell((0, 0, 0)) == (0, 0, 0)
+    assert centre.cell((1, 0, 0)) == (0, 1, 0)
+    assert Turn(0, (0, 1, 1), 1).rotation.apply((0, 1, 0)) == (0, 0, 1)  # +x takes y to z
+    assert Turn(1, (1, 0, 1), 1).rotation.apply((0, 0, 1)) == (1, 0, 0)  # +y takes z to x
+    for axis in range(3):
+        for sense in (1, -1):
+            t = Turn(axis, tuple(0 if k == axis else 3 for k in range(3)), sense)  # type: ignore[arg-type]
+            assert t.rotation in ROTATIONS
+            assert all(t.inverse().cell(t.cell(c)) == c for c in [(0, 0, 0), (2, -1, 4), (5, 5, 5)])
+    with pytest.raises(ValueError):
+        Turn(2, (1, 0, 0), 1)  # a pivot between a centre and a corner: cells would land off the grid
+
+
+def test_hand_cases() -> None:
+    """Unit square [0,1]^2 turned counterclockwise about the origin (its own corner) sweeps the quarter
+    disc of radius sqrt 2 from angle 0 to 135 degrees: it hits what is above it and where it lands,
+    not what is right of it or below; touching is allowed."""
+    a = (0, 0)
+    assert sweep_hits(a, (0, 2))        # [0,1]x[1,2]: the far corner passes through it
+    assert sweep_hits(a, (-2, 0))       # [-1,0]x[0,1]: where it lands
+    assert not sweep_hits(a, (2, 0))    # [1,2]x[0,1]: it turns away
+    assert not sweep_hits(a, (0, -2))   # below
+    assert not sweep_hits(a, (-2, -2))  # diagonally below-left: touches at the origin only
+    assert not sweep_hits(a, (2, 2))    # [1,2]x[1,2]: its corner (1,1) is at radius sqrt 2, the sweep's edge
+    # about its own centre (doubled corner (-1,-1)) a square sweeps the disc of radius sqrt(1/2)
+    assert sweep_hits((-1, -1), (1, -1))  # the square to its right: the corners pass through it
+    # a square far out, its radius range beside the sweep's
+    assert not sweep_hits(a, (8, 8))
+
+
+def _rounded_sampled_hits(a2: tuple[int, int], b2: tuple[int, int], shrink: float, samples: int) -> bool:
+    """What a sampled test of rounded cubes decides: both squares shrunk by `shrink` on each side (the
+    fork's bevelled square, half-thickness 0.4595), separating-axis test at `samples` + 1 angles."""
+    a0, b0 = a2[0] / 2 + shrink, a2[1] / 2 + shrink
+    c0, d0 = b2[0] / 2 + shrink, b2[1] / 2 + shrink
+    side = 1 - 2 * shrink
+    return any(_overlap_at(a0, b0, c0, d0, side, math.pi / 2 * k / samples, 0.0) for k in range(samples + 1))
+
+
+def _overlap_at(a0: float, b0: float, c0: float, d0: float, side: float, angle: float, margin: float) -> bool:
+    """Whether the square [a0, a0+side]x[b0, b0+side] turned by `angle` about the origin and the static
+    [c0, c0+side]x[d0, d0+side] overlap by more than `margin` on every separating axis (floats)."""
+    co, si = math.cos(angle), math.sin(angle)
+    mov = [(x * co - y * si, x * si + y * co) for x in (a0, a0 + side) for y in (b0, b0 + side)]
+    sta = [(x, y) for x in (c0, c0 + side) for y in (d0, d0 + side)]
+    for ux, uy in ((1.0, 0.0), (0.0, 1.0), (co, si), (-si, co)):
+        pm = [x * ux + y * uy for x, y in mov]
+        ps = [x * ux + y * uy for x, y in sta]
+        if min(max(pm), max(ps)) - max(min(pm), min(ps)) <= margin:
+            return False
+    return True
+
+
+def test_a_turn_that_rounded_sampling_allows_and_exact_cubes_forbid() -> None:
+    """The cube at x 4..5, y 0..1 turns +90 degrees about the z line through the origin O; a static cube
+    sits at x 3..4, y 4..5 (one layer, seen from above, not to scale):
+
+              y
+            5 +     +-----+
+              |     |  S  |      S static: its near corner (3,4) is at distance 5 from O
+            4 +     +-----+
+              |    .      `.     the far corner (5,1) of M is at distance sqrt 26 = 5.099:
+              |   .         .    its arc crosses S's corner region, up to 0.059 deep
+              |  .           .
+            1 +  .           +--+
+              | .            |M |  M moving, landing at x -1..0, y 4..5
+            0 O--------------+--+-- x
+                             4  5
+
+    Start and end are both free (the cubes only touch nothing), the turn is not: exact cubes forbid it.
+    A test that treats each cube as rounded (shrunk by 0.0405 on each side, as the fork's bevelled
+    squares are) and samples 24 angles lets it through; so does a clearance of 0.0405 here."""
+    m, s = (4, 0, 0), (3, 4, 0)
+    turn = Turn(2, (0, 0, 0), 1)
+    a2, b2 = (8, 0), (6, 8)
+    assert turn.cell(m) == (-1, 4, 0) and turn.cell(m) != s  # the end cell is free
+    assert not _overlap_at(4, 0, 3, 4, 1, 0.0, 0.0) and not _overlap_at(4, 0, 3, 4, 1, math.pi / 2, 0.0)
+    assert not _rounded_sampled_hits(a2, b2, 0.0405, 24)
+    assert sweep_hits(a2, b2)
+    assert blocking([m], [s], turn) == (m, s)
+    assert not turn_allowed([m], [s], turn)
+    assert turn_allowed([m], [s], turn, Fraction(405, 10000))
+    # the overlap is real: the corner (5, 1) turned by 41.8 degrees is inside S by 0.059 in x and y
+    angle = math.atan2(4, 3) - math.atan2(1, 5)
+    x, y = 5 * math.cos(angle) - math.sin(angle), 5 * math.sin(angle) + math.cos(angle)
+    assert 3.05 < x < 4 and 4.05 < y < 5
+
+
+def test_turn_negative_sense_mirrors() -> None:
+    """A clockwise turn is the mirror image of the counterclockwise one: [0,1]^2 about the origin turning
+    -90 sweeps down into [0,1]x[-1,0] and misses [0,1]x[1,2]."""
+    t = Turn(2, (0, 0, 0), -1)
+    assert t.cell((0, 0, 0)) == (0, -1, 0)
+    assert not turn_allowed([(0, 0, 0)], [(1, -1, 0)], t)   # the far corner passes through it
+    assert turn_allowed([(0, 0, 0)], [(0, 1, 0), (-1, 0, 0)], t)
+    assert turn_allowed([(0, 0, 0)], [(1, -1, 1)], t)  # another layer
+
+
+def _rot90(p: tuple[int, int]) -> tuple[int, int]:
+    """A doubled lower corner turned +90 about the origin (the square's new lower corner is at (-y-2, x))."""
+    return (-p[1] - 2, p[0])
+
+
+corner = st.tuples(st.integers(-5, 5), st.integers(-5, 5))
+
+
+@st.composite
+def configuration(draw: st.DrawFn) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Two squares relative to a valid pivot: doubled lower corners both even (a corner pivot) or both
+    odd (a centre pivot), the same kind for both."""
+    odd = draw(st.booleans())
+    a, b = draw(corner), draw(corner)
+    return ((2 * a[0] + odd, 2 * a[1] + odd), (2 * b[0] + odd, 2 * b[1] + odd))
+
+
+@settings(max_examples=300, deadline=None)
+@given(configuration(), st.sampled_from([Fraction(0), Fraction(1, 10), Fraction(1, 3)]))
+def test_sampling_never_finds_more(cfg: tuple[tuple[int, int], tuple[int, int]], clearance: Fraction) -> None:
+    """Conservative direction: when a fine sampling (721 angles) finds the squares overlapping by more
+    than 1e-9, the exact test says they do. And the exact answer does not change when the whole scene
+    is turned a quarter about the pivot (the test is the geometry's, not the coordinates')."""
+    a2, b2 = cfg
+    c = float(clearance)
+    side = 1 - 2 * c
+    sampled = any(_overlap_at(a2[0] / 2 + c, a2[1] / 2 + c, b2[0] / 2 + c, b2[1] / 2 + c, side,
+                              math.pi / 2 * k / 720, 1e-9) for k in range(721))
+    exact = sweep_hits(a2, b2, clearance)
+    if sampled:
+        assert exact
+    assert sweep_hits(_rot90(a2), _rot90(b2), clearance) == exact
+
+
+@settings(max_examples=200, deadline=None)
+@given(configuration())
+def test_exact_hit_is_seen_by_some_angle(cfg: tuple[tuple[int, int], tuple[int, int]]) -> None:
+    """The other direction, with the exact answer's witness: when the exact test finds an overlap, some
+    angle (sampled finely) shows the interiors overlapping at least a little, unless the overlap is thinner
+    than the sampling can see (then it is within 1e-3 of touching)."""
+    a2, b2 = cfg
+    if not sweep_hits(a2, b2):
+        return
+    assert any(_overlap_at(a2[0] / 2, a2[1] / 2, b2[0] / 2, b2[1] / 2, 1.0, math.pi / 2 * k / 2000, -1e-3)
+               for k in range(2001))
