@@ -49,7 +49,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "burrtools-examples"
 sys.path.insert(0, str(ROOT))
 
-from cpsolve.analysis.disassembly import PlacedDisassembler, disassemble, puzzle_groups  # noqa: E402
+from cpsolve.analysis.disassembly import disassemble, puzzle_groups  # noqa: E402
+from cpsolve.analysis.placed import PlacedDisassembler  # noqa: E402
 from cpsolve.output.solutions import rows_as_placements, rows_of  # noqa: E402
 from cpsolve.output.tables import stamp  # noqa: E402 - after the path above, as the other benchmarks
 from cpsolve.problem.placements import packing_problem  # noqa: E402

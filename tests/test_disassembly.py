@@ -19,16 +19,10 @@ import pytest
 from conftest import REPO, run_cli, run_json
 
 from cpsolve.analysis.disassembly import (
-    DIRECTIONS,
-    FOUND,
-    STUCK,
-    TWIN,
     Disassembly,
     LevelTally,
-    PlacedDisassembler,
     Separation,
     TooManyStates,
-    _PairTable,
     _rank,
     disassemble,
     explore,
@@ -36,6 +30,8 @@ from cpsolve.analysis.disassembly import (
     native_available,
     parse_level,
 )
+from cpsolve.analysis.placed import FOUND, STUCK, TWIN, PlacedDisassembler
+from cpsolve.analysis.tables import DIRECTIONS, _PairTable
 from cpsolve.api import enumerate as enumerate_solutions
 from cpsolve.api import solve
 from cpsolve.problem.placements import ExactCoverProblem

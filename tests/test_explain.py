@@ -18,10 +18,11 @@ import pytest
 from conftest import REPO, run_cli
 
 import cpsolve
-from cpsolve.analysis.disassembly import DIRECTION_NAMES, DIRECTIONS, disassemble, explore
+from cpsolve.analysis.disassembly import disassemble, explore
 from cpsolve.analysis.explain import CoreArgument, explain_puzzle
 from cpsolve.analysis.explain import core as cores
 from cpsolve.analysis.explain.counting import ColourArgument, colouring, recheck
+from cpsolve.analysis.tables import DIRECTION_NAMES, DIRECTIONS
 from cpsolve.api.results import _relabel
 from cpsolve.problem.placements import ExactCoverProblem, Row
 from cpsolve.search.backends import get_backend

@@ -83,7 +83,7 @@ def test_exactly_blocked_turn_refused_by_the_search() -> None:
     S's cube x 3..4, y 4..5 in the same layer, its near corner at distance 5 (S goes on over M in the
     layer above, out of the turn's way). The corner cuts 0.059 deep into S's cube: the search does not
     offer that turn with exact cubes, and does with a clearance of 0.0405 (cubes with rounded edges)."""
-    from cpsolve.analysis.disassembly import _shapes_for_calls
+    from cpsolve.analysis.tables import _shapes_for_calls
 
     pieces = {"S": ((3, 4, 0), (3, 4, 1), (2, 4, 1), (1, 4, 1), (0, 4, 1), (0, 3, 1)),
               "M": tuple((x, 0, 0) for x in range(5))}

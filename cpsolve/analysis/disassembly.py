@@ -58,11 +58,7 @@ built only for the classes that come apart (most do not: Gargamel 7,679 of 7,680
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import re
-import weakref
-from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -71,44 +67,20 @@ from typing import TYPE_CHECKING
 from ..errors import CpsolveError
 from ..limits import check
 from ..puzzle.geometry import Cell, Transform
+from .tables import (
+    _NAMES,
+    INF,
+    NATIVE_MAX_PIECES,
+    Shapes,
+    _native,
+    _PairTable,
+    _shapes_for_calls,
+    _SteppedPairTable,
+)
 from .turns import AXIS_NAMES, Turn
 
 if TYPE_CHECKING:
-    from ..problem.placements import ExactCoverProblem
-
-try:
-    from . import _disassemble as _native
-except ImportError:  # built without a C compiler: the Python twin runs
-    _native = None  # type: ignore[assignment]
-
-DIRECTIONS: tuple[Cell, ...] = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
-"""+x, -x, +y, -y, +z, -z: the order in which moves are tried (BurrTools' order)."""
-DIRECTION_NAMES = ("+x", "-x", "+y", "-y", "+z", "-z")
-PRISM_DIRECTIONS: tuple[Cell, ...] = ((0, 0, 1), (0, 0, -1), (2, 0, 0), (-2, 0, 0), (1, 1, 0), (-1, -1, 0),
-                                      (-1, 1, 0), (1, -1, 0))
-"""The triangular prism grid's moves, in pairs of opposite ways: along z, and along the three directions
-of the triangles' edges, one edge length a step (BurrTools' four prism axes, `movementcache_1.cpp`:
-(0,0,1), (2,0,0), (1,1,0), (-1,1,0) in its cell coordinates)."""
-PRISM_DIRECTION_NAMES = ("+z", "-z", "+x", "-x", "+60", "-60", "+120", "-120")
-"""A prism move along x, or along the edges at 60 and 120 degrees from x."""
-_NAMES = dict(zip(DIRECTIONS + PRISM_DIRECTIONS, DIRECTION_NAMES + PRISM_DIRECTION_NAMES, strict=True))
-PRISM_SWEPT: dict[Cell, tuple[Cell, Cell]] = {
-    (0, 0, 1): ((0, 0, 0), (0, 0, 0)), (2, 0, 0): ((1, 0, 0), (1, 0, 0)),
-    (1, 1, 0): ((1, 0, 0), (0, 1, 0)), (-1, 1, 0): ((-1, 0, 0), (0, 1, 0)),
-}
-"""A triangle sliding one edge along an edge direction passes over the triangle between its start and
-its end (a prism sliding up passes over none): that cell's offset, for an up and for a down triangle
-(BurrTools' `movementcache_1.cpp` checks the same cells). (0, 0, 0): no cell between."""
-
-
-def directions_of(grid: str) -> tuple[Cell, ...]:
-    """The moves of a grid's disassembler (`check_grid` refuses the grids that have none)."""
-    return PRISM_DIRECTIONS if grid == "prisms" else DIRECTIONS
-INF = 1 << 30
-"""A free distance that never ends: the piece can slide away for ever."""
-NATIVE_MAX_PIECES = 64
-"""The C search keeps a set of pieces in one 64-bit mask: parts up to this size (bigger ones run in Python)."""
-
+    pass
 
 @dataclass(frozen=True)
 class Move:
@@ -283,103 +255,6 @@ def parse_level(text: str) -> tuple[int, ...]:
     if out[0] < 1:
         raise ValueError(f"a level is written like 5 or 1.2 or 98.2.4.2 (with turns 3R1.2), not {text!r}")
     return out
-
-
-# ----------------------------------------------------------------------------- pairwise distances
-
-
-class _PairTable:
-    """How far piece j can slide in each direction while piece i stays, as a function of their offset.
-
-    `C` holds every offset o_j - o_i at which the two shapes overlap (a - b for a in i, b in j). Along
-    each axis the offsets are grouped by line (the other two coordinates) and sorted, so the free
-    distance from an offset is the gap to the next collision on its line, found by bisection.
-    """
-
-    __slots__ = ("lines", "cache")
-
-    def __init__(self, a: Iterable[Cell], b: Iterable[Cell]) -> None:
-        bs = list(b)
-        coll = {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a for q in bs}
-        self.lines: list[dict[tuple[int, int], list[int]]] = []
-        for axis in range(3):
-            u, v = [k for k in range(3) if k != axis]
-            lines: dict[tuple[int, int], list[int]] = {}
-            for c in coll:
-                lines.setdefault((c[u], c[v]), []).append(c[axis])
-            for vals in lines.values():
-                vals.sort()
-            self.lines.append(lines)
-        self.cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
-
-    def free(self, d: tuple[int, int, int]) -> tuple[int, ...]:
-        """Six distances (+x, -x, +y, -y, +z, -z) that j can slide from offset d = o_j - o_i."""
-        got = self.cache.get(d)
-        if got is not None:
-            return got
-        out: list[int] = []
-        for axis, (u, v) in enumerate(((1, 2), (0, 2), (0, 1))):
-            vals = self.lines[axis].get((d[u], d[v]))
-            if vals is None:
-                out += (INF, INF)
-                continue
-            t = d[axis]
-            k = bisect.bisect_right(vals, t)
-            out.append(vals[k] - t - 1 if k < len(vals) else INF)
-            out.append(t - vals[k - 1] - 1 if k > 0 else INF)
-        res = tuple(out)
-        self.cache[d] = res
-        return res
-
-
-class _SteppedPairTable:
-    """`_PairTable` for moves along any directions (the prism grid's): for each positive direction v, the
-    collision offsets on each line o + k v, by their step number t along it (o = key + t v, t counted on
-    v's first positive coordinate), sorted; the distances come in the directions' order, v then -v."""
-
-    __slots__ = ("axes", "lines", "cache")
-
-    def __init__(self, a: Iterable[Cell], b: Iterable[Cell], directions: Sequence[Cell]) -> None:
-        """`a` fixed, `b` sliding; both in place (their cells' kinds matter: up and down triangles)."""
-        a_cells, bs = list(a), list(b)
-        coll = {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a_cells for q in bs}
-        self.axes = [(v, next(i for i in range(3) if v[i] > 0)) for v in directions[0::2]]
-        self.lines: list[dict[Cell, list[int]]] = []
-        for v, i in self.axes:
-            # On a doubled line: 2t where b at step t overlaps a, 2t + 1 where the cells b passes over
-            # between steps t and t + 1 do.
-            up, down = PRISM_SWEPT[v]
-            swept = [(q[0] + w[0], q[1] + w[1], q[2] + w[2]) for q in bs
-                     for w in [up if (q[0] + q[1]) % 2 == 0 else down] if w != (0, 0, 0)]
-            passed = {(p[0] - q[0], p[1] - q[1], p[2] - q[2]) for p in a_cells for q in swept}
-            lines: dict[Cell, list[int]] = {}
-            for half, offsets in ((0, coll), (1, passed)):
-                for c in offsets:
-                    t = c[i] // v[i]
-                    lines.setdefault((c[0] - t * v[0], c[1] - t * v[1], c[2] - t * v[2]), []).append(2 * t + half)
-            for vals in lines.values():
-                vals.sort()
-            self.lines.append(lines)
-        self.cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
-
-    def free(self, d: tuple[int, int, int]) -> tuple[int, ...]:
-        """The distances (in steps) that j can slide from offset d = o_j - o_i, along each direction."""
-        got = self.cache.get(d)
-        if got is not None:
-            return got
-        out: list[int] = []
-        for (v, i), lines in zip(self.axes, self.lines, strict=True):
-            t = d[i] // v[i]
-            vals = lines.get((d[0] - t * v[0], d[1] - t * v[1], d[2] - t * v[2]))
-            if vals is None:
-                out += (INF, INF)
-                continue
-            k = bisect.bisect_right(vals, 2 * t)
-            out.append((vals[k] - 2 * t + 1) // 2 - 1 if k < len(vals) else INF)
-            out.append((2 * t - vals[k - 1] + 1) // 2 - 1 if k > 0 else INF)
-        res = tuple(out)
-        self.cache[d] = res
-        return res
 
 
 # ----------------------------------------------------------------------------- the search
@@ -702,83 +577,6 @@ class _DirectionMoves:
     """Every distinct set of at most half the pieces that slides out (one piece's closure each), in piece order."""
 
 
-class Shapes:
-    """The shapes one disassembler has met (a piece's cells up to translation, numbered from 0), and
-    their pair tables, kept for the whole run: BurrTools' movement cache, made once per pair of shapes.
-
-    A piece in an assembly is then (shape id, origin). In C (`context`, when it is built) the shapes,
-    the tables and the search's buffers live in one `_disassemble.Disassembler`; the Python twin's
-    tables (`_PairTable`) are kept here, up to _TABLE_BYTES (then they start again).
-    """
-
-    def __init__(self, native: bool = True, directions: tuple[Cell, ...] = DIRECTIONS) -> None:
-        self.directions = directions
-        """The grid's moves (`directions_of`): on the prism grid, up and down triangles stay what they are
-        (a shape's origin moves by a translation of the grid) and the tables are stepped; C has the cube's."""
-        self.ids: dict[tuple[Cell, ...], int] = {}
-        self.cells: list[tuple[Cell, ...]] = []
-        cubes = directions is DIRECTIONS
-        self.context = _native.Disassembler(_TABLE_BYTES) if native and _native is not None and cubes else None
-        self.twin: dict[tuple[int, int], _PairTable | _SteppedPairTable] = {}
-        self.twin_bytes = 0
-
-    def of(self, cells: Iterable[Cell]) -> tuple[int, Cell]:
-        """The shape id of `cells` (made the first time) and their origin (least x, y and z)."""
-        listed = list(cells)
-        xs, ys, zs = zip(*listed, strict=True)
-        lx, ly, lz = min(xs), min(ys), min(zs)
-        if self.directions is not DIRECTIONS and (lx + ly) % 2:  # prisms: an up triangle stays up
-            lx -= 1
-        key = tuple(sorted((x - lx, y - ly, z - lz) for x, y, z in listed))
-        sid = self.ids.get(key)
-        if sid is None:
-            sid = self.ids[key] = len(self.cells)
-            self.cells.append(key)
-            if self.context is not None:
-                flat = [v for c in key for v in c]
-                # a shape beyond the C search's coordinates is left empty there: its searches run in the twin
-                self.context.add_shape(flat if max(flat) < _C_COORD else [])
-        return sid, (lx, ly, lz)
-
-    def table(self, a: int, b: int) -> _PairTable | _SteppedPairTable:
-        """The twin's table of shape b against shape a."""
-        t = self.twin.get((a, b))
-        if t is None:
-            if self.twin_bytes > _TABLE_BYTES:  # a search holds the tables it uses: dropping these is safe
-                self.twin.clear()
-                self.twin_bytes = 0
-            t = self.twin[(a, b)] = (_PairTable(self.cells[a], self.cells[b]) if self.directions is DIRECTIONS
-                                     else _SteppedPairTable(self.cells[a], self.cells[b], self.directions))
-            self.twin_bytes += len(self.cells[a]) * len(self.cells[b]) * 64  # about what its lines and cache take
-        return t
-
-
-_C_COORD = 1 << 20
-"""The C search's coordinate bound (`COORD` in _disassemble.c): beyond it, the twin."""
-_SHAPE_CACHE = 1024
-_TABLE_BYTES = 64 << 20
-"""Shapes kept between calls of `disassemble` (then the registry starts again), and bytes of pair tables
-kept by one registry (then its tables do)."""
-_DEFAULT: list[Shapes] = []
-
-
-def _shapes_for_calls(native: bool, grid: str = "cubes") -> Shapes:
-    """The registry `disassemble` and `explore` share between calls (one with C, one without, per grid),
-    made again past _SHAPE_CACHE shapes: bounded memory over a long session of unrelated assemblies."""
-    directions = directions_of(grid)
-    cubes = directions is DIRECTIONS
-    for shapes in _DEFAULT:
-        if shapes.directions is directions and (shapes.context is not None) == (native and _native is not None
-                                                                               and cubes):
-            if len(shapes.cells) < _SHAPE_CACHE:
-                return shapes
-            _DEFAULT.remove(shapes)
-            break
-    shapes = Shapes(native, directions)
-    _DEFAULT.append(shapes)
-    return shapes
-
-
 class _TooMany(Exception):
     def __init__(self, states: int) -> None:
         super().__init__(states)
@@ -925,197 +723,6 @@ def check_rotations(rotations: bool, clearance: object, grid: str = "cubes") -> 
     if rotations and grid != "cubes":
         raise CpsolveError(f"quarter turns are taken on cubes only, not on the {grid} grid", field="rotations")
     return value
-
-
-Taken = tuple[tuple[int, ...] | None, str | None, list[dict[str, object]]]
-"""A class taken apart by `PlacedDisassembler.take_apart`: its level (None: it does not come apart), the
-level as text, and its moves as JSON (empty unless asked for)."""
-
-Placement = tuple[int, tuple[int, ...]]
-"""A piece placed in the container, as an enumeration's class holds it: (piece index, cell indices)."""
-
-STUCK, FOUND, TOO_MANY, TWIN = range(4)
-"""What `_disassemble.Disassembler.classify` (and `PlacedDisassembler.classify`) says of one assembly:
-it does not come apart, it does (the first separations follow), the search passed its budget, or the C
-search cannot take it (a table too big, coordinates too far: the twin runs)."""
-
-Classified = tuple[bytes, list[int], dict[int, list[_Candidate]]]
-"""`classify`'s answer for a batch: a status per assembly, the states each search reached, and the first
-separations of those that come apart (by their index in the batch)."""
-
-
-class PlacedDisassembler:
-    """Takes apart the assemblies of one puzzle as its enumeration finds them: placements (piece index,
-    cell indices), not cells. One per run and per worker process, as BurrTools keeps one disassembler per
-    problem (its `burrTxt.cpp:main`).
-
-    Why: most assemblies of a designer's file do not come apart, after a search of 2 to 49 states
-    (Gargamel: 7,679 of 7,680), so what a class costs around the search is what counts. Each placement
-    is mapped once to its shape and origin (`Shapes`), and packed as the 4 ints the C search reads; a
-    batch of classes then goes to C in one call (`classify`), which answers with a status per class.
-    Labels, trees, levels and moves are built only for the classes that come apart (and moves only
-    when asked), in the order `labelled` gives: copies numbered in the order of their cells. Nothing is
-    kept per class. The twin (`native=False`) takes the same path in Python.
-
-    It can be sent to a worker forked after it was made (`enumerate --disassemble --workers N`): it is
-    pickled as a number, and the worker finds its own copy, with its tables and buffers, by it.
-    """
-
-    LIMIT = 250_000
-    """Placements whose shape and origin are kept (then the store starts again): bounded memory."""
-
-    _made = itertools.count()
-    _alive: weakref.WeakValueDictionary[int, PlacedDisassembler] = weakref.WeakValueDictionary()
-
-    def __init__(self, problem: ExactCoverProblem, groups: Sequence[frozenset[str]] = (), *,
-                 max_states: int | None = None, native: bool = True, best: bool = True, grid: str = "cubes") -> None:
-        check_grid(grid)
-        self.problem = problem
-        self.groups = tuple(groups)
-        self.max_states = max_states
-        self.native = native and _native is not None and grid == "cubes"
-        """C when it is built, on cubes (the prism grid's moves run in the twin)."""
-        self.best = best
-        self.shapes = Shapes(self.native, directions_of(grid))
-        self.placed: dict[Placement, tuple[int, Cell, bytes]] = {}
-        """Placement -> its shape id, origin, and the 5 C ints `classify` and `levels` read: shape id,
-        origin, and the piece's groups, a bit each."""
-        self.group_bits = [sum(1 << g for g, names in enumerate(self.groups) if name in names)
-                           for name in problem.piece_names]
-        self.c_trees = len(self.groups) < 32
-        """Whole trees in C (`levels`) when the groups fit in a C int's bits."""
-        self.base = tuple(min(c[k] for c in problem.cells) for k in range(3)) if problem.cells else (0, 0, 0)
-        """The container's least corner: C reads origins from there (only differences count), so a
-        container far from the origin is searched in C like any other."""
-        self.token = next(PlacedDisassembler._made)
-        PlacedDisassembler._alive[self.token] = self
-
-    def __reduce__(self) -> tuple[object, tuple[int]]:
-        return _placed_disassembler, (self.token,)
-
-    def _place(self, placement: Placement) -> tuple[int, Cell, bytes]:
-        """A placement's shape id, origin and packed ints, made the first time it is met."""
-        if len(self.placed) >= self.LIMIT:
-            self.placed = {}
-        at = self.problem.cells
-        sid, origin = self.shapes.of([at[c] for c in placement[1]])
-        # beyond the C search's range it says TWIN: a container wider than that is taken apart in Python
-        clamp = [max(-_C_COORD, min(_C_COORD, v - b)) for v, b in zip(origin, self.base, strict=True)]
-        groups = self.group_bits[placement[0]] if self.c_trees else 0
-        got = self.placed[placement] = (sid, origin, array("i", [sid, *clamp, groups]).tobytes())
-        return got
-
-    def labels(self, placements: Sequence[Placement]) -> list[str]:
-        """The pieces' labels, as `labelled` writes them for `placements` in the order a class holds them
-        (sorted): the piece's name, `NAME#k` for copy k of a piece with several."""
-        names, counts = self.problem.piece_names, self.problem.piece_counts
-        copy: dict[int, int] = {}
-        out = []
-        for piece, _ in placements:
-            if counts[piece] > 1:
-                copy[piece] = copy.get(piece, 0) + 1
-                out.append(f"{names[piece]}#{copy[piece]}")
-            else:
-                out.append(names[piece])
-        return out
-
-    def classify(self, classes: Sequence[Sequence[Placement]]) -> Classified:
-        """Each class (all with the same number of pieces, 2 to NATIVE_MAX_PIECES) searched from where it
-        is assembled, the first search alone: `_disassemble.Disassembler.classify`, or its twin, a loop
-        of `_separate_states`."""
-        placed = self.placed
-        if self.shapes.context is not None:
-            n = len(classes[0])
-            batch = b"".join([(placed.get(p) or self._place(p))[2] for cls in classes for p in cls])
-            return self.shapes.context.classify(batch, n, _c_budget(self.max_states), self.best)
-        status = bytearray()
-        states: list[int] = []
-        found: dict[int, list[_Candidate]] = {}
-        for i, cls in enumerate(classes):
-            one = [(placed.get(p) or self._place(p))[:2] for p in cls]
-            search = _Search(one, [""] * len(one), self.shapes, max_states=self.max_states, native=False,
-                             best=self.best)
-            try:
-                got = search._separate_states(range(len(one)), [(0, 0, 0)] * len(one), self.best)
-            except _TooMany as exc:
-                status.append(TOO_MANY)
-                states.append(exc.states)
-                continue
-            status.append(STUCK if isinstance(got, Stuck) else FOUND)
-            states.append(search.visited)
-            if not isinstance(got, Stuck):
-                found[i] = got
-        return bytes(status), states, found
-
-    def levels(self, classes: Sequence[Sequence[Placement]]) -> tuple[bytes, list[tuple[int, ...] | int | None]]:
-        """Each class (all with the same number of pieces, 2 to NATIVE_MAX_PIECES) taken apart whole in C,
-        for its level alone (`_disassemble.Disassembler.levels`): a status per class (STUCK, FOUND,
-        TOO_MANY, TWIN) and its level, or the states of the search that passed `max_states`. The twin is
-        `_tree` (`_Search.take_apart`); only for a disassembler with C and fewer than 32 groups."""
-        assert self.shapes.context is not None and self.c_trees
-        placed = self.placed
-        batch = b"".join([(placed.get(p) or self._place(p))[2] for cls in classes for p in cls])
-        return self.shapes.context.levels(batch, len(classes[0]), _c_budget(self.max_states), self.best)
-
-    def take_apart(self, classes: Sequence[Sequence[Placement]], moves: bool = False) -> list[Taken]:
-        """Each class's level, its text and, with `moves`, its moves as JSON; (None, None, []) for a
-        class that does not come apart. Past `max_states` states in one search: TooManyStates. In C as a
-        whole (`levels`); the moves of a class that comes apart are its tree's, built in Python (`_tree`);
-        without C, or with 32 groups or more, the first search (`classify`) and the trees in Python."""
-        out: list[Taken] = [(None, None, [])] * len(classes)
-        by_size: dict[int, list[int]] = {}
-        for i, cls in enumerate(classes):
-            by_size.setdefault(len(cls), []).append(i)
-        for n, which in by_size.items():
-            if n < 2:
-                continue
-            if n > NATIVE_MAX_PIECES:
-                for i in which:
-                    out[i] = self._tree(classes[i], None, moves)
-                continue
-            if self.c_trees and self.shapes.context is not None:
-                done, levels = self.levels([classes[i] for i in which])
-                for k, i in enumerate(which):
-                    level = levels[k]
-                    if done[k] == FOUND and isinstance(level, tuple):  # the moves: that one class's tree again
-                        out[i] = self._tree(classes[i], None, True) if moves else (level, format_level(level), [])
-                    elif done[k] == TOO_MANY:
-                        raise TooManyStates(int(level))  # type: ignore[arg-type]
-                    elif done[k] == TWIN:
-                        out[i] = self._tree(classes[i], None, moves)
-                continue
-            status, states, found = self.classify([classes[i] for i in which])
-            for k, i in enumerate(which):
-                if status[k] == FOUND:
-                    out[i] = self._tree(classes[i], found[k], moves)
-                elif status[k] == TOO_MANY:
-                    raise TooManyStates(states[k])
-                elif status[k] == TWIN:
-                    out[i] = self._tree(classes[i], None, moves)
-        return out
-
-    def _tree(self, cls: Sequence[Placement], found: list[_Candidate] | None, moves: bool) -> Taken:
-        """The whole tree of one class (its first search `found` already made, or None), as `Taken`."""
-        placed = self.placed
-        one = [(placed.get(p) or self._place(p))[:2] for p in cls]
-        search = _Search(one, self.labels(cls), self.shapes, self.groups, self.max_states, self.native,
-                         best=self.best)
-        try:
-            got = search.take_apart(list(range(len(one))), [(0, 0, 0)] * len(one), found)
-        except _TooMany as exc:
-            raise TooManyStates(exc.states) from None
-        if isinstance(got, Stuck):
-            return None, None, []
-        level = got.level()
-        return level, format_level(level), [m.as_json() for s in got.steps() for m in s.moves] if moves else []
-
-
-def _placed_disassembler(token: int) -> PlacedDisassembler:
-    """The disassembler a job names (`PlacedDisassembler.__reduce__`): this process's copy of it."""
-    got = PlacedDisassembler._alive.get(token)
-    if got is None:
-        raise RuntimeError("a PlacedDisassembler goes only to processes forked after it was made")
-    return got
 
 
 def explore(pieces: Mapping[str, Iterable[Cell]], start: Mapping[str, Cell] | None = None,

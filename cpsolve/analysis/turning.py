@@ -41,22 +41,19 @@ from typing import TYPE_CHECKING
 
 from ..puzzle.geometry import IDENTITY, Cell, Transform
 from .disassembly import (
-    INF,
     Disassembly,
     Move,
-    PlacedDisassembler,
-    Placement,
     Separation,
     Stuck,
-    Taken,
     TooManyStates,
     _Search,
-    _shapes_for_calls,
     _TooMany,
     check_grid,
     check_pieces,
     check_rotations,
 )
+from .placed import PlacedDisassembler, Placement, Taken
+from .tables import INF, _shapes_for_calls
 from .turns import PLANES, Scene, Turn
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from .results import Counts, Result, Solution, _result
 from .solving import _prepare
 
 if TYPE_CHECKING:
-    from ..analysis.disassembly import PlacedDisassembler
+    from ..analysis.placed import PlacedDisassembler
     from ..problem.placements import ExactCoverProblem
     from ..search.pool import Pipeline
     from ..search.result import Progress, SolutionClass
@@ -322,7 +322,7 @@ class _Disassembling:
     def start(self, problem: ExactCoverProblem) -> None:
         """The puzzle is prepared: one disassembler for its placements, on its grid (made before any worker
         is forked, so that each has its copy)."""
-        from ..analysis.disassembly import PlacedDisassembler
+        from ..analysis.placed import PlacedDisassembler
 
         if self.rotations:
             from ..analysis.turning import TurningPlacedDisassembler

@@ -780,7 +780,7 @@ PRISM_WAYS: tuple[tuple[str, str, str], ...] = (
 def prism_swept(c: Cell, d: Cell) -> Cell | None:
     """The cell a triangle passes over sliding one step from `c` along `d` (between its start and its end,
     `analysis.disassembly.PRISM_SWEPT`), or None (a step up or down passes over none)."""
-    from ..analysis.disassembly import PRISM_SWEPT
+    from ..analysis.tables import PRISM_SWEPT
 
     key = d if d in PRISM_SWEPT else (-d[0], -d[1], -d[2])
     w = PRISM_SWEPT[key][(c[0] + c[1]) % 2]  # an up triangle's offset, or a down one's

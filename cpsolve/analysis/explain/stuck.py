@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...puzzle.geometry import Cell
-from ..disassembly import DIRECTION_NAMES, DIRECTIONS, Disassembly, TooManyStates, disassemble, explore
+from ..disassembly import Disassembly, TooManyStates, disassemble, explore
+from ..tables import DIRECTION_NAMES, DIRECTIONS
 from ..turning import disassemble_turning
 
 MAX_REMOVED = 3
