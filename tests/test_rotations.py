@@ -314,3 +314,26 @@ def test_cli_view_and_draw_take_rotations(tmp_path: object) -> None:
     out = run_cli("draw", str(LOCK), "--step", "1", "--rotations", "-o", str(d / "s.svg"))
     assert out.returncode == 0, out.stderr
     assert "after move 1 of 2" in (d / "s.svg").read_text()
+
+
+def test_turning_level_tally_keeps_splits_apart() -> None:
+    """With turns, 2R1 and 1R2 (both 3 moves to the first separation) are two levels, and 3 (slides only)
+    a third; they sort by moves, then turns, and the highest is the most moves. Fed levels without turns,
+    it tallies them exactly as `LevelTally` does (the output of a run without turns is unchanged)."""
+    from cpsolve.analysis.disassembly import LevelTally
+    from cpsolve.analysis.turning import TurningLevelTally, split_key
+
+    assert split_key("2R1.3") == (3, 1, 3, 0) and split_key("5") == (5, 0)
+    t = TurningLevelTally()
+    for text in ("2R1", "1R2", "2R1", "3", "1R1.2"):
+        t.add(24, True, parse_level(text), text)
+    t.add(12, False, None, None)
+    got = t.as_json()
+    assert got["levels"] == {"1R1.2": 1, "3": 1, "2R1": 2, "1R2": 1}
+    assert list(got["levels"]) == ["1R1.2", "3", "2R1", "1R2"]  # type: ignore[call-overload]
+    assert got["highest_level"] == "1R2" and got["solutions"]["total"] == 120  # type: ignore[index]
+    plain, turning = LevelTally(), TurningLevelTally()
+    for tally in (plain, turning):
+        for level, n in (((1,), 24), ((1, 2), 48), (None, 12), ((12,), 24)):
+            tally.add(n, True, level, None if level is None else ".".join(map(str, level)))
+    assert json.dumps(plain.as_json()) == json.dumps(turning.as_json())
