@@ -504,3 +504,29 @@ def test_hidden_pieces_with_commas_in_their_names_survive_the_address(chromium: 
     status, log = browse(chromium, page, tmp_path, "#hide=a%2Cb,d%20%26%20e")
     assert console(log) == [] and status["pieces"] == "1", status
     assert status["address"] == "#hide=a%2Cb,d%20%26%20e"
+
+
+def test_a_quarter_turn_is_animated_about_its_pivot(chromium: str, tmp_path: Path) -> None:
+    """The lock of turning-lock.yaml on the page of `view --rotations`: assembled, K stands along y; halfway
+    through the turn its box is that of a domino turned 45 degrees about the line x=2, y=2 (the angle
+    interpolated, not the cells: no box of whole cells); after the turn it lies along x; the step is said
+    as a turn; nothing fails in the page."""
+    import cpsolve
+
+    lock = Path(__file__).resolve().parent.parent / "benchmarks" / "puzzles" / "turning-lock.yaml"
+    page = tmp_path / "lock.html"
+    page.write_text(cpsolve.page(cpsolve.solve(cpsolve.load(str(lock))), rotations=True), encoding="utf-8")
+    boxes = {}
+    for fragment in ("", "#assembly=1.5", "#assembly=1"):
+        status, log = browse(chromium, page, tmp_path, fragment)
+        assert not console(log) and "error" not in status, (status, console(log))
+        boxes[fragment] = {b[0]: b[1:] for b in json.loads(status["boxes"])}
+        if fragment == "#assembly=1.5":
+            assert "K turns a quarter turn clockwise (seen from above)" in status["step"]
+    assert boxes[""]["K"] == [2, 1, 1, 3, 3, 2]
+    assert boxes["#assembly=1"]["K"] == [1, 2, 1, 3, 3, 2]
+    half = 2 ** 0.5  # the domino's 2 x 1 rectangle turned 45 degrees: 1.5 * sqrt 2 across
+    lo_x, lo_y, _, hi_x, hi_y, _ = boxes["#assembly=1.5"]["K"]
+    assert abs(hi_x - lo_x - 1.5 * half) < 0.01 and abs(hi_y - lo_y - 1.5 * half) < 0.01
+    assert abs(hi_x - (2 + half)) < 0.01  # the far corner (3, 3) at distance sqrt 2 from the pivot (2, 2)
+    assert boxes["#assembly=1.5"]["F"] == boxes[""]["F"] == [0, 0, 0, 5, 5, 3]

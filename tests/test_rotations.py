@@ -191,3 +191,149 @@ def test_explain_with_rotations() -> None:
     assert data["case"] == "comes-apart" and "1R1" in json.dumps(data)
     out = run_cli("explain", str(LOCK), "--index", "0", "--rotation-clearance", "1/20")
     assert out.returncode == 2 and "--rotations" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def _page_replay(pieces: dict[str, list[Cell]], steps: list[dict]) -> list[dict[str, set[Cell]]]:
+    """Play the page's steps (the JSON the page is given) on the cells, as viewer.js plays them: a slide
+    moves the cells by "move", a turn turns each cell's centre about the line through "pivot" parallel to
+    axis "axis" by "sense" quarter turns (in floating point, as the page does, then checked to land on a
+    cell). Every piece's cells after each step; no two pieces share a cell at the end of any step."""
+    planes = ((1, 2), (2, 0), (0, 1))
+    at = {k: {tuple(c) for c in v} for k, v in pieces.items()}
+    out = []
+    for step in steps:
+        for lab in step["pieces"]:
+            if "turn" in step:
+                t = step["turn"]
+                u, v = planes[t["axis"]]
+                moved = set()
+                for c in at[lab]:
+                    centre = [c[i] + 0.5 - t["pivot"][i] for i in range(3)]
+                    turned = list(centre)
+                    turned[u], turned[v] = -t["sense"] * centre[v], t["sense"] * centre[u]
+                    cell = [turned[i] + t["pivot"][i] - 0.5 for i in range(3)]
+                    assert all(abs(x - round(x)) < 1e-9 for x in cell), cell
+                    moved.add((round(cell[0]), round(cell[1]), round(cell[2])))
+                at[lab] = moved
+            else:
+                at[lab] = {(c[0] + step["move"][0], c[1] + step["move"][1], c[2] + step["move"][2]) for c in at[lab]}
+        every = [c for cs in at.values() for c in cs]
+        assert len(every) == len(set(every)), f"pieces overlap after {step}"
+        out.append({k: set(v) for k, v in at.items()})
+    return out
+
+
+def test_the_page_plays_the_lock_with_its_turn() -> None:
+    """`view_data(disassembly=True, rotations=True)` and the page of `view --rotations` hand the page the
+    lock's moves with the turn in them; replayed from that JSON, the turn lands K on the cells the
+    analysis turns it to (K stood along y, lies along x after it), nothing ever overlaps, and K ends
+    out of the frame. Without rotations the lock is stuck: no steps, the page drops pieces in."""
+    import cpsolve
+    from cpsolve.output.page import page_data
+
+    solution = cpsolve.solve(cpsolve.load(str(LOCK)))
+    found = cpsolve.disassemble(solution, rotations=True)
+    turn = found.moves()[0].turn
+    assert turn is not None
+    data = cpsolve.view_data(solution, disassembly=True, rotations=True)
+    steps = data["steps"]["0"]  # type: ignore[index]
+    assert [("turn" in s, s.get("out", False)) for s in steps] == [(True, False), (False, True)]
+    assert steps == page_data([{"pieces": solution.pieces}], solution.puzzle, rotations=True)["steps"]["0"]
+    pieces = {k: [tuple(c) for c in v] for k, v in solution.pieces.items()}
+    after = _page_replay(pieces, steps)  # type: ignore[arg-type]
+    assert after[0]["K"] == {turn.cell(c) for c in pieces["K"]} != set(pieces["K"])
+    assert {c[0] for c in after[0]["K"]} == {1, 2} and {c[1] for c in after[0]["K"]} == {2}  # along x now
+    assert after[0]["F"] == set(pieces["F"])
+    assert min(c[0] for c in after[1]["K"]) > max(c[0] for c in pieces["F"])  # out beyond the frame
+    assert "steps" not in cpsolve.view_data(solution, disassembly=True)
+    with pytest.raises(CpsolveError):
+        cpsolve.view_data(solution, disassembly=True, rotation_clearance="1/20")
+
+
+def _direction(png: bytes, color: str) -> float:
+    """How the piece of `color` lies in the picture: the correlation of its pixels' x and y (y down). In
+    the front-right view a bar along x runs down to the right (> 0), one along y up to the right (< 0).
+    Its edges are drawn darker, so each side is its own patch: the largest is taken."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from cpsolve.output.scene import SHADE, hex_rgb, shade
+
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
+    mask = np.zeros(img.shape[:2], dtype=bool)
+    for n in (0, 2, 4):  # its three visible sides' shades
+        mask |= (np.abs(img - np.array(hex_rgb(shade(color, SHADE[n])))).max(axis=2) <= 8)
+    left = {(int(y), int(x)) for y, x in zip(*np.nonzero(mask), strict=True)}
+    biggest: list[tuple[int, int]] = []  # its largest connected patch: the piece, not its legend swatch
+    while left:
+        todo, patch = [left.pop()], []
+        while todo:
+            y, x = todo.pop()
+            patch.append((y, x))
+            for q in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                if q in left:
+                    left.remove(q)
+                    todo.append(q)
+        biggest = max(biggest, patch, key=len)
+    assert len(biggest) > 200, "the piece is not in the picture"
+    ys, xs = np.array([q[0] for q in biggest]), np.array([q[1] for q in biggest])
+    return float(np.corrcoef(xs, ys)[0, 1])
+
+
+def test_the_step_picture_shows_the_turned_piece_turned() -> None:
+    """`draw(..., step=N, rotations=True)`: the picture after the turn shows K lying along x (its pixels
+    run down to the right), the assembly's along y (up to the right); after the last move K's pixels are
+    right of the frame's; a step past the end, or of a stuck assembly, is refused."""
+    import cpsolve
+    from cpsolve.output.scene import parts_of
+
+    solution = cpsolve.solve(cpsolve.load(str(LOCK)))
+    green = next(p.color for p in parts_of(solution.pieces, {}) if p.label == "K")
+    before = cpsolve.draw(solution, exploded=True, step=0, rotations=True)
+    turned = cpsolve.draw(solution, exploded=True, step=1, rotations=True)
+    assert _direction(before, green) < -0.5 and _direction(turned, green) > 0.5
+    with pytest.raises(CpsolveError, match="2 moves"):
+        cpsolve.draw(solution, step=3, rotations=True)
+    with pytest.raises(CpsolveError, match="does not come apart"):
+        cpsolve.draw(solution, step=1)
+
+
+def test_cli_view_and_draw_take_rotations(tmp_path: object) -> None:
+    """`view --rotations` writes the turn into the page's data; `draw --step 1 --rotations` writes a picture
+    titled with the move."""
+    import re
+    from pathlib import Path
+
+    d = Path(str(tmp_path))
+    out = run_cli("view", str(LOCK), "--rotations", "-o", str(d / "lock.html"))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(re.search(r'id="data">(.*?)</script>', (d / "lock.html").read_text()).group(1))  # type: ignore[union-attr]
+    assert data["steps"]["0"][0]["turn"] == {"axis": 2, "sense": 1, "pivot": [2.0, 2.0, 0.0]}
+    out = run_cli("draw", str(LOCK), "--step", "1", "--rotations", "-o", str(d / "s.svg"))
+    assert out.returncode == 0, out.stderr
+    assert "after move 1 of 2" in (d / "s.svg").read_text()
+
+
+def test_turning_level_tally_keeps_splits_apart() -> None:
+    """With turns, 2R1 and 1R2 (both 3 moves to the first separation) are two levels, and 3 (slides only)
+    a third; they sort by moves, then turns, and the highest is the most moves. Fed levels without turns,
+    it tallies them exactly as `LevelTally` does (the output of a run without turns is unchanged)."""
+    from cpsolve.analysis.disassembly import LevelTally
+    from cpsolve.analysis.turning import TurningLevelTally, split_key
+
+    assert split_key("2R1.3") == (3, 1, 3, 0) and split_key("5") == (5, 0)
+    t = TurningLevelTally()
+    for text in ("2R1", "1R2", "2R1", "3", "1R1.2"):
+        t.add(24, True, parse_level(text), text)
+    t.add(12, False, None, None)
+    got = t.as_json()
+    assert got["levels"] == {"1R1.2": 1, "3": 1, "2R1": 2, "1R2": 1}
+    assert list(got["levels"]) == ["1R1.2", "3", "2R1", "1R2"]  # type: ignore[call-overload]
+    assert got["highest_level"] == "1R2" and got["solutions"]["total"] == 120  # type: ignore[index]
+    plain, turning = LevelTally(), TurningLevelTally()
+    for tally in (plain, turning):
+        for level, n in (((1,), 24), ((1, 2), 48), (None, 12), ((12,), 24)):
+            tally.add(n, True, level, None if level is None else ".".join(map(str, level)))
+    assert json.dumps(plain.as_json()) == json.dumps(turning.as_json())

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from ..puzzle.geometry import IDENTITY, Cell, Transform
 from .disassembly import (
     Disassembly,
+    LevelTally,
     Move,
     Separation,
     Stuck,
@@ -396,3 +397,29 @@ class TurningPlacedDisassembler(PlacedDisassembler):
         if got.separation is None:
             return None, None, []
         return got.separation.level(), got.level_text(), [m.as_json() for m in got.moves()] if moves else []
+
+
+class TurningLevelTally(LevelTally):
+    """`LevelTally` for `enumerate --disassemble --rotations`: levels with the same moves per figure but
+    another split into slides and turns (`2R1` and `1R2`, both 3 moves) are apart, as they are different
+    ways to come apart. Each level is keyed by its figures as (moves, turns) pairs laid end to end, so
+    levels still sort by moves first (then, at equal moves, by turns) and the highest is the most moves.
+    Used only with rotations, so the tally (and its output) of a run without turns is untouched."""
+
+    def add(self, assemblies: int, mirror_distinct: bool, level: tuple[int, ...] | None,
+            text: str | None = None) -> None:
+        if level is not None and text is not None:
+            key = split_key(text)
+            self.texts.setdefault(key, text)
+            level = key
+        super().add(assemblies, mirror_distinct, level, None)
+
+
+def split_key(text: str) -> tuple[int, ...]:
+    """`2R1.3` -> (3, 1, 3, 0): each figure's moves (turns counted) and turns, for `TurningLevelTally`."""
+    out: list[int] = []
+    for figure in text.split("."):
+        slides, _, turns = figure.partition("R")
+        out += (int(slides) + int(turns or 0), int(turns or 0))
+    return tuple(out)
+

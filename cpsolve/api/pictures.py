@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import CpsolveError
@@ -62,13 +62,19 @@ def draw(
     exploded: bool = False,
     title: bool | str = True,
     size: int | None = None,
+    step: int | None = None,
+    rotations: bool = False,
+    rotation_clearance: float | str = 0,
 ) -> bytes:
     """A picture (`cpsolve draw`): a solution as shaded cubes; a puzzle as its pieces, each named
     (a chain unfolded); a sequence of solutions as a contact sheet, each picture with its own
     pieces (and its own legend where the solutions' pieces differ). `view` is front-right,
     front-left, back-right, back-left, or below-... of these; `title` True writes the usual one;
     `size` is the picture's longer side in pixels (the whole picture, text included, is scaled to
-    it; None: cubes of 44 pixels, 22 on a sheet).
+    it; None: cubes of 44 pixels, 22 on a sheet). `step` N draws a solution as it is after the first
+    N moves of its disassembly (`disassemble`, with `rotations` and `rotation_clearance` as there):
+    a turned piece in its turned pose, a part taken out just clear of the rest (as the 3-D page shows
+    it); 0 is the assembly.
 
     >>> png = cpsolve.draw(cpsolve.solve(cpsolve.load("soma")))
     >>> png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
@@ -92,11 +98,17 @@ def draw(
 
     for shown in [what] if isinstance(what, Solution) else what if not isinstance(what, Puzzle) else []:
         _check_drawable(shown)
+    if step is not None and not isinstance(what, Solution):
+        raise CpsolveError("a step of a disassembly is drawn for one solution", field="step")
     if isinstance(what, Solution):
         which = f"solution {what.index}" if what.index is not None else "a solution"
-        drawing = pictures.draw_solution(what.pieces, _colors(what.puzzle), view=view, explode=exploded,
-                                         title=heading(f"{what.name}, {which}"),
-                                         marks=constraint_marks(what.puzzle, what.pieces), grid=_grid(what.puzzle))
+        placed: Mapping[str, Sequence[tuple[int, int, int]]] = what.pieces
+        after = ""
+        if step is not None:
+            placed, after = _after_moves(what, step, rotations, rotation_clearance)
+        drawing = pictures.draw_solution(placed, _colors(what.puzzle), view=view, explode=exploded,
+                                         title=heading(f"{what.name}, {which}{after}"),
+                                         marks=constraint_marks(what.puzzle, placed), grid=_grid(what.puzzle))
     elif isinstance(what, Puzzle):
         if what.kind == "chain":
             assert what.chain is not None
@@ -121,6 +133,28 @@ def draw(
     return pictures.encode(drawing, format)
 
 
+def _after_moves(solution: Solution, step: int, rotations: bool,
+                 rotation_clearance: float | str) -> tuple[dict[str, list[tuple[int, int, int]]], str]:
+    """The solution's pieces after the first `step` moves of its disassembly, and the title's words for it.
+    The cells come from the same replay as the 3-D page's steps (`scene.played_disassembly`)."""
+    from ..output.scene import played_disassembly
+
+    if type(step) is not int or step < 0:
+        raise CpsolveError(f"the step is a number of moves from 0, not {step!r}", field="step")
+    found = disassemble(solution, rotations=rotations, rotation_clearance=rotation_clearance)
+    if found.separation is None:
+        how = "sliding or turning" if rotations else "sliding"
+        raise CpsolveError(f"it does not come apart by {how} pieces: no steps to draw", where=solution.name,
+                           field="step")
+    played = played_disassembly(solution.pieces, found.separation, _grid(solution.puzzle))
+    if step > len(played):
+        raise CpsolveError(f"its disassembly has {len(played)} moves, not {step}", where=solution.name, field="step")
+    if step == 0:
+        return {k: [(int(c[0]), int(c[1]), int(c[2])) for c in v] for k, v in solution.pieces.items()}, ", assembled"
+    move = found.moves()[step - 1]
+    return played[step - 1][1], f", after move {step} of {len(played)} ({move.text()})"
+
+
 def _check_drawable(solution: object) -> None:
     """A picture, a page are sized by the solution's bounding box (`--max-drawing`), not by its cells."""
     if isinstance(solution, Solution):
@@ -134,9 +168,12 @@ def _colors(puzzle: Puzzle | None) -> dict[str, str | None]:
     return {p.name: p.color for p in puzzle.pieces} if puzzle is not None else {}
 
 
-def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) -> str:
+def page(solutions: Solution | Sequence[Solution], *, title: str | None = None, rotations: bool = False,
+         rotation_clearance: float | str = 0) -> str:
     """The 3-D page (`cpsolve view`): one self-contained HTML file to turn the solutions around,
-    pull them apart and watch them assembled; nothing is loaded from anywhere.
+    pull them apart and watch them assembled; nothing is loaded from anywhere. With `rotations`, the
+    interlocking solutions it takes apart may turn pieces too (as `disassemble`): the page animates
+    each quarter turn.
 
     >>> html = cpsolve.page(cpsolve.solve(cpsolve.load("soma")))
     >>> html.startswith("<!DOCTYPE html>"), "http" in html
@@ -145,8 +182,18 @@ def page(solutions: Solution | Sequence[Solution], *, title: str | None = None) 
     from ..output.page import page_html
 
     chosen = _shown(solutions)
+    _check_turns(chosen[0].puzzle, rotations, rotation_clearance)
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
-    return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title)
+    return page_html(records, chosen[0].puzzle, title=chosen[0].name if title is None else title,
+                     rotations=rotations, rotation_clearance=rotation_clearance)
+
+
+def _check_turns(puzzle: Puzzle | None, rotations: bool, rotation_clearance: float | str) -> None:
+    """The rotation options of a page, checked before any search (as `disassemble` checks them)."""
+    if rotations or rotation_clearance:
+        from ..analysis.disassembly import check_rotations
+
+        check_rotations(rotations, rotation_clearance, _grid(puzzle))
 
 
 def _shown(solutions: Solution | Sequence[Solution]) -> list[Solution]:
@@ -160,11 +207,13 @@ def _shown(solutions: Solution | Sequence[Solution]) -> list[Solution]:
 
 
 def view_data(solutions: Solution | Sequence[Solution], *, title: str | None = None,
-              disassembly: bool = False) -> dict[str, object]:
+              disassembly: bool = False, rotations: bool = False,
+              rotation_clearance: float | str = 0) -> dict[str, object]:
     """What the 3-D page shows (`page`), as JSON-ready data: the workbench (`cpsolve app`) hands it to the
     page's own viewer script rather than building a page per solution. With `disassembly`, every
     solution that comes apart is played with the moves of the disassembly analysis (`disassemble`)
-    rather than piece by piece (the page does that for the first interlocking ones only).
+    rather than piece by piece (the page does that for the first interlocking ones only); with
+    `rotations` those moves may be quarter turns (a step's "turn": axis 0-2, sense, pivot).
 
     >>> data = cpsolve.view_data(cpsolve.solve(cpsolve.load("soma")))
     >>> len(data["cells"]), len(data["pieces"])
@@ -177,13 +226,15 @@ def view_data(solutions: Solution | Sequence[Solution], *, title: str | None = N
     records = [{"puzzle": s.name, "pieces": s.pieces} for s in chosen]
     puzzle = chosen[0].puzzle
     grid = _grid(puzzle)
+    _check_turns(puzzle, rotations, rotation_clearance)
     steps: dict[int, list[Step]] = {}
     if disassembly and (puzzle is None or puzzle.kind != "chain") and grid in TAKEN_APART:
         for i, s in builtins.enumerate(chosen):  # elsewhere there is no disassembler: the page drops pieces in
-            found = interlocked_steps(s.pieces, grid)
+            found = interlocked_steps(s.pieces, grid, rotations=rotations, rotation_clearance=rotation_clearance)
             if found:
                 steps[i] = found
-    return page_data(records, puzzle, title=chosen[0].name if title is None else title, steps=steps)
+    return page_data(records, puzzle, title=chosen[0].name if title is None else title, steps=steps,
+                     rotations=rotations, rotation_clearance=rotation_clearance)
 
 
 def assembly_stl(solution: Solution, *, unit: float = 10.0, clearance: float = 0.0) -> bytes:

@@ -317,6 +317,10 @@ class _Disassembling:
         self.groups = puzzle_groups(puzzle)
         self.grid = puzzle.grid
         self.tally = LevelTally()
+        if rotations:  # levels split into slides and turns (2R1 apart from 1R2); without, the tally as ever
+            from ..analysis.turning import TurningLevelTally
+
+            self.tally = TurningLevelTally()
         self.disassembler: PlacedDisassembler | None = None
 
     def start(self, problem: ExactCoverProblem) -> None:

@@ -61,9 +61,14 @@ def draw_cmd(
     size: Annotated[int | None, typer.Option(min=16, max=20_000, metavar="PIXELS", show_default="as drawn",
                                              help="The picture's longer side; all of it, text included, is "
                                                   "scaled to it.")] = None,
+    step: Annotated[int | None, typer.Option(
+        min=0, metavar="N", help="The solution after the first N moves of its disassembly (as `disassemble` finds "
+                                 "it; 0: assembled): turned pieces turned, parts taken out just clear.")] = None,
     problem: ProblemOpt = None,
     timeout: FindTimeoutOpt = None,
     output: OldOutputOpt = None,
+    rotations: RotationsOpt = False,
+    rotation_clearance: ClearanceOpt = None,
 ) -> None:
     """Draw a solution as shaded cubes (PNG or SVG): colours, piece outlines, a legend."""
     from .. import api
@@ -76,6 +81,9 @@ def draw_cmd(
         raise CpsolveError("a contact sheet of solutions, or the pieces: not both (--pieces)", field="--sheet")
     if sheet and id is not None:
         raise CpsolveError("a contact sheet starts at an --index, not at an --id", field="--sheet")
+    if step is not None and (sheet or pieces):
+        raise CpsolveError("a step of a disassembly is drawn for one solution (not with --sheet or --pieces)",
+                           field="--step")
     src = api.source(source, problem)
     target = given or src.output_name(".png")
     inputs = inputs_of(src)
@@ -94,8 +102,10 @@ def draw_cmd(
     else:
         what = src.solution(index, id=id, timeout=_remaining(timeout))
         heading = _heading(what, index, id)
+    if step is not None:
+        heading = True  # the title says which move
     data = api.draw(what, fmt, view=view, exploded=exploded, title=heading if title else False,  # type: ignore[arg-type]
-                    size=size)
+                    size=size, step=step, rotations=rotations, rotation_clearance=rotation_clearance or 0)
     api.write_output(target, data, inputs, "--out")
     typer.echo(f"wrote {api.printable(str(target))} ({_picture_size(data)})", err=True)
 
@@ -123,6 +133,8 @@ def view_cmd(
     problem: ProblemOpt = None,
     timeout: FindTimeoutOpt = None,
     output: OldOutputOpt = None,
+    rotations: RotationsOpt = False,
+    rotation_clearance: ClearanceOpt = None,
 ) -> None:
     """Write one self-contained HTML page to turn a solution around in 3-D and watch it assembled."""
     from .. import api
@@ -138,7 +150,7 @@ def view_cmd(
         chosen = [src.solution(id=id, timeout=left)]
     else:
         chosen = src.solutions(limit or 0, timeout=left) if held or limit else [src.solution(timeout=left)]
-    html = api.page(chosen, title=chosen[0].name)
+    html = api.page(chosen, title=chosen[0].name, rotations=rotations, rotation_clearance=rotation_clearance or 0)
     api.write_output(target, html, inputs, "--out")
     n = len(chosen)
     typer.echo(f"wrote {api.printable(str(target))}: {counted(n, 'solution')}, {len(html.encode()) / 1e6:.2f} MB",

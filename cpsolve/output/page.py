@@ -31,12 +31,11 @@ from .scene import (
     PRISM_WAYS,
     Step,
     assembly_steps,
-    clearance,
     constraint_marks,
     mark_colors,
     ordered_labels,
+    played_disassembly,
     prism_assembly_steps,
-    prism_clearance,
     solution_colors,
 )
 from .text import markup
@@ -53,6 +52,8 @@ def page_data(
     title: str = "",
     steps: Mapping[int, Sequence[Step | Mapping[str, Any]]] | None = None,
     recolor: Mapping[str, str] | None = None,
+    rotations: bool = False,
+    rotation_clearance: float | str = 0,
 ) -> dict[str, Any]:
     """What the page shows, as JSON-ready data.
 
@@ -61,7 +62,7 @@ def page_data(
     without one get the assembly order of `scene.removal_order` (a chain: cube by cube, along its
     string), or for the first INTERLOCKED that have none, the disassembly analysis's moves. `recolor`
     (label -> colour) overrides the pieces' colours: `cpsolve explain` marks a stuck assembly's
-    blockers that way.
+    blockers that way. `rotations` lets that analysis turn pieces too (`interlocked_steps`).
     """
     solved = [{str(k): [(int(c[0]), int(c[1]), int(c[2])) for c in v] for k, v in r["pieces"].items()}
               for r in records]
@@ -107,7 +108,8 @@ def page_data(
         assembly.append("".join(_step_code(s, symbol, directions) for s in moves) if moves else "")
         if moves is None and interlocked < INTERLOCKED and n not in found:
             interlocked += 1
-            taken_apart = interlocked_steps(pieces_n, lattice)
+            taken_apart = interlocked_steps(pieces_n, lattice, rotations=rotations,
+                                           rotation_clearance=rotation_clearance)
             if taken_apart:
                 found[n] = taken_apart
     data["cells"] = [list(c) for c in cells]
@@ -211,42 +213,29 @@ MAX_STATES = 200_000
 """Beyond this many states the disassembly search gives up and the page shows pieces dropping in."""
 
 
-def interlocked_steps(pieces: Mapping[str, Sequence[Sequence[int]]], grid: str = "cubes") -> list[Step] | None:
+def interlocked_steps(pieces: Mapping[str, Sequence[Sequence[int]]], grid: str = "cubes", *, rotations: bool = False,
+                      rotation_clearance: float | str = 0) -> list[Step] | None:
     """Moves that take an interlocking assembly apart (the disassembly analysis on `grid`), as page steps.
 
     The analysis moves groups of pieces by whole cells (on the prism grid, by steps along its four
-    axes); a part that comes free goes "out", which here means just far enough that it is clear of the
-    rest of the (sub-)assembly it leaves (`scene.clearance`, `scene.prism_clearance`), and farther if it
-    would land on a piece already out there.
+    axes), and with `rotations` turns them by quarter turns too (the page animates the turn); a part
+    that comes free goes just far enough out to be seen apart (`scene.played_disassembly`).
     """
     from ..analysis.disassembly import TooManyStates, disassemble
 
     cells: dict[str, list[Cell]] = {k: [(int(c[0]), int(c[1]), int(c[2])) for c in cs] for k, cs in pieces.items()}
     try:
-        result = disassemble(cells, max_states=MAX_STATES, grid=grid)
+        if rotations:
+            from ..analysis.turning import disassemble_turning
+
+            result = disassemble_turning(cells, max_states=MAX_STATES, rotation_clearance=rotation_clearance)
+        else:
+            result = disassemble(cells, max_states=MAX_STATES, grid=grid)
     except TooManyStates:
         return None
     if result.separation is None:
         return None
-    at = {k: list(v) for k, v in cells.items()}  # where each piece is, move by move
-    out = []
-    for s in result.separation.steps():
-        for m in s.moves:
-            d = m.direction
-            if m.amount is None:
-                group = [c for p in m.pieces for c in at[p]]
-                rest = [c for p in s.pieces if p not in m.pieces for c in at[p]]
-                others = {c for p, cs in at.items() if p not in m.pieces for c in cs}
-                amount = clearance(group, rest, d) if grid != "prisms" else prism_clearance(group, rest, d) or 1
-                while any((c[0] + d[0] * amount, c[1] + d[1] * amount, c[2] + d[2] * amount) in others for c in group):
-                    amount += 1
-            else:
-                amount = m.amount
-            for p in m.pieces:
-                at[p] = [(c[0] + d[0] * amount, c[1] + d[1] * amount, c[2] + d[2] * amount) for c in at[p]]
-            out.append(Step(tuple(m.pieces), (d[0] * amount, d[1] * amount, d[2] * amount), tuple(s.pieces),
-                            m.amount is None))
-    return out
+    return [step for step, _ in played_disassembly(cells, result.separation, grid)]
 
 
 def _asset(name: str) -> str:
@@ -266,9 +255,11 @@ def page_html(
     title: str = "",
     steps: Mapping[int, Sequence[Step | Mapping[str, Any]]] | None = None,
     recolor: Mapping[str, str] | None = None,
+    rotations: bool = False,
+    rotation_clearance: float | str = 0,
 ) -> str:
     """The whole page: markup, style, the data and the renderer, in one string."""
-    shown = page_data(records, puzzle, title, steps, recolor)
+    shown = page_data(records, puzzle, title, steps, recolor, rotations, rotation_clearance)
     chain = shown["chain"]
     data = script_json(shown)
     n = len(records)

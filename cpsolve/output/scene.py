@@ -18,12 +18,17 @@ import contextlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from ..analysis.turns import Turn
 from ..errors import CpsolveError
 from ..puzzle.colors import css_color
 from ..puzzle.geometry import ALL_TRANSFORMS, FACE_STEPS, ROTATIONS, Cell, bounding_size, normalize, orientations
 from ..puzzle.grid import GRIDS, Grid
 from ..puzzle.model import Puzzle
+
+if TYPE_CHECKING:
+    from ..analysis.disassembly import Separation
 
 Vec = tuple[float, float, float]
 Point = tuple[float, float]
@@ -650,6 +655,9 @@ class Step:
     move: Cell
     part: tuple[str, ...] = ()
     out: bool = False
+    turn: Turn | None = None
+    """With turns (`--rotations`): the pieces make this quarter turn instead (`move` (0, 0, 0)), its pivot
+    where the pieces are drawn (a part taken out earlier has moved on from where the search left it)."""
 
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {"pieces": list(self.pieces), "move": list(self.move)}
@@ -657,7 +665,56 @@ class Step:
             out["part"] = list(self.part)
         if self.out:
             out["out"] = True
+        if self.turn is not None:  # the page turns the pieces about this line, right-handed for sense +1
+            out["turn"] = {"axis": self.turn.axis, "sense": self.turn.sense,
+                           "pivot": [v / 2 for v in self.turn.pivot2]}
         return out
+
+
+def played_disassembly(pieces: Mapping[str, Sequence[Sequence[int]]], separation: Separation,
+                       grid: str = "cubes") -> list[tuple[Step, dict[str, list[Cell]]]]:
+    """A disassembly as it is shown, move by move: each move as a `Step` and every piece's cells after it.
+
+    The search's "out" is here just far enough that the part is clear of the rest of the (sub-)assembly
+    it leaves (`clearance`, `prism_clearance`), and farther if it would land on a piece already out
+    there. The search keeps a removed part where it was before that move and takes it apart from
+    there, so each piece carries the shift by which it is shown away from the search's frame, and a
+    later turn of it turns about its pivot shifted as much (a slide is the same move in either frame).
+    The pictures of the steps and the page's animation both come from here, so they agree.
+    """
+    at = {k: [(int(c[0]), int(c[1]), int(c[2])) for c in cs] for k, cs in pieces.items()}
+    shift: dict[str, Cell] = {k: (0, 0, 0) for k in at}
+    out: list[tuple[Step, dict[str, list[Cell]]]] = []
+    for s in separation.steps():
+        for m in s.moves:
+            if m.turn is not None:
+                sx, sy, sz = shift[m.pieces[0]]
+                p2 = [m.turn.pivot2[0] + 2 * sx, m.turn.pivot2[1] + 2 * sy, m.turn.pivot2[2] + 2 * sz]
+                p2[m.turn.axis] = 0
+                turn = Turn(m.turn.axis, (p2[0], p2[1], p2[2]), m.turn.sense)
+                for p in m.pieces:
+                    at[p] = [turn.cell(c) for c in at[p]]
+                out.append((Step(tuple(m.pieces), (0, 0, 0), tuple(s.pieces), False, turn),
+                            {k: list(v) for k, v in at.items()}))
+                continue
+            d = m.direction
+            if m.amount is None:
+                group = [c for p in m.pieces for c in at[p]]
+                rest = [c for p in s.pieces if p not in m.pieces for c in at[p]]
+                others = {c for p, cs in at.items() if p not in m.pieces for c in cs}
+                amount = clearance(group, rest, d) if grid != "prisms" else prism_clearance(group, rest, d) or 1
+                while any((c[0] + d[0] * amount, c[1] + d[1] * amount, c[2] + d[2] * amount) in others for c in group):
+                    amount += 1
+                for p in m.pieces:
+                    x, y, z = shift[p]
+                    shift[p] = (x + d[0] * amount, y + d[1] * amount, z + d[2] * amount)
+            else:
+                amount = m.amount
+            for p in m.pieces:
+                at[p] = [(c[0] + d[0] * amount, c[1] + d[1] * amount, c[2] + d[2] * amount) for c in at[p]]
+            out.append((Step(tuple(m.pieces), (d[0] * amount, d[1] * amount, d[2] * amount), tuple(s.pieces),
+                             m.amount is None), {k: list(v) for k, v in at.items()}))
+    return out
 
 
 def clearance(moving: Iterable[Sequence[int]], rest: Iterable[Sequence[int]], direction: Sequence[int],

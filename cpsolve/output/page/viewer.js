@@ -86,6 +86,26 @@ function cpsolveViewer(D, options) {
   }
   const centroid = (cells) => [0, 1, 2].map((a) => cells.reduce((s, c) => s + c[a] + 0.5, 0) / cells.length);
 
+  // A piece's pose: a point p of it as assembled is drawn at M p + o. Slides change o; a quarter turn
+  // (a step's "turn": axis 0-2, sense, pivot c; page.py / scene.Step) turns the pose about the line
+  // through c, by the angle (not the cells) interpolated, so a turn is animated as the pieces turn.
+  const PLANES = [[1, 2], [2, 0], [0, 1]];  // turns.PLANES: a positive turn maps (u, v) to (-v, u)
+  const STILL = { M: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], o: [0, 0, 0] };
+  const mul = (M, v) => [dot(M[0], v), dot(M[1], v), dot(M[2], v)];
+  const posed = (pose, p) => add(mul(pose.M, p), pose.o);
+  function moved(pose, step, frac) {
+    if (!step.turn) return { M: pose.M, o: add(pose.o, step.move.map((v) => v * frac)) };
+    const t = step.turn, [u, v] = PLANES[t.axis], a = t.sense * frac * Math.PI / 2, c = Math.cos(a), s = Math.sin(a);
+    const Q = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+    Q[u][u] = c; Q[u][v] = -s; Q[v][u] = s; Q[v][v] = c;
+    const M = Q.map((row) => [0, 1, 2].map((j) => row[0] * pose.M[0][j] + row[1] * pose.M[1][j] + row[2] * pose.M[2][j]));
+    const o = add(mul(Q, pose.o.map((x, i) => x - t.pivot[i])), t.pivot);
+    // a whole quarter turn maps the lattice onto itself: whole numbers, so that steps add up exactly
+    return frac === 1 ? { M: M.map((row) => row.map(Math.round)), o: o.map(Math.round) } : { M: M, o: o };
+  }
+  // The light on a face whose outward normal is n (a unit vector): scene.SHADE mixed by its squared parts.
+  const lit = (n) => [0, 1, 2].reduce((t, a) => t + n[a] * n[a] * SHADE[2 * a + (n[a] < 0 ? 1 : 0)], 0);
+
   // -- one solution: its pieces, cells, colours, steps -----------------------------------------
   const pieceIndex = (sym) => W === 1 ? D.alphabet.indexOf(sym)
     : D.alphabet.indexOf(sym[0]) * D.alphabet.length + D.alphabet.indexOf(sym[1]);
@@ -153,15 +173,15 @@ function cpsolveViewer(D, options) {
     }
     const byLabel = {};
     parts.forEach((p, j) => { byLabel[p.label] = j; });
-    // where each piece is after the first j disassembly moves, and when it first leaves for good
-    const cum = [parts.map(() => [0, 0, 0])], outAt = parts.map(() => Infinity);
+    // each piece's pose after the first j disassembly moves, and when it first leaves for good
+    const cum = [parts.map(() => STILL)], outAt = parts.map(() => Infinity);
     steps.forEach((s, j) => {
-      const next = cum[j].map((o) => o.slice());
+      const next = cum[j].slice();
       const out = s.out !== undefined ? s.out : Math.max(...s.move.map(Math.abs)) >= reach;
       for (const lab of s.pieces) {
         const k = byLabel[lab];
         if (k === undefined) continue;
-        next[k] = add(next[k], s.move);
+        next[k] = moved(next[k], s, 1);
         if (out) outAt[k] = Math.min(outAt[k], j);
       }
       cum.push(next);
@@ -202,11 +222,11 @@ function cpsolveViewer(D, options) {
   // yet, is not drawn.
   function placement(a) {
     const N = S.steps.length, u = Math.max(0, Math.min(N, N - a)), whole = Math.min(Math.floor(u), N), frac = u - whole;
-    const off = S.cum[whole].map((o) => o.slice());
+    const off = S.cum[whole].slice();  // poses
     if (whole < N && frac > 0) {
       for (const lab of S.steps[whole].pieces) {
         const k = S.byLabel[lab];
-        if (k !== undefined) off[k] = add(off[k], S.steps[whole].move.map((v) => v * frac));
+        if (k !== undefined) off[k] = moved(off[k], S.steps[whole], frac);
       }
     }
     const later = new Set();
@@ -216,6 +236,15 @@ function cpsolveViewer(D, options) {
 
   // A piece's point c moved by o, as drawn (a chain's cubes sit a little apart, so its string shows).
   const at = (c, o) => D.chain ? [0, 1, 2].map((a) => S.mid[a] + (c[a] + o[a] - S.mid[a]) * 1.3) : add(c, o);
+  // The box of piece p in `pose`, pulled apart by `ex` (explode), as drawn: [lo, hi].
+  function boxOf(p, pose, ex) {
+    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    for (let m = 0; m < 8; m++) {
+      const q = at(posed(pose, [m & 1 ? p.hi[0] : p.lo[0], m & 2 ? p.hi[1] : p.lo[1], m & 4 ? p.hi[2] : p.lo[2]]), ex);
+      for (let i = 0; i < 3; i++) { lo[i] = Math.min(lo[i], q[i]); hi[i] = Math.max(hi[i], q[i]); }
+    }
+    return [lo, hi];
+  }
 
   // The view is centred on the assembled puzzle (exploded as now) and takes in the whole
   // animation: a sphere about that centre holding every piece at every step (a sphere, so that
@@ -224,7 +253,7 @@ function cpsolveViewer(D, options) {
     const box = (offs) => {
       const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity], corners = [];
       S.parts.forEach((p, k) => {
-        const o = add(offs[k], S.apart[k].map((v) => v * st.explode)), a = at(p.lo, o), b = at(p.hi, o);
+        const [a, b] = boxOf(p, offs[k], S.apart[k].map((v) => v * st.explode));
         for (let m = 0; m < 8; m++) corners.push([m & 1 ? b[0] : a[0], m & 2 ? b[1] : a[1], m & 4 ? b[2] : a[2]]);
         for (let i = 0; i < 3; i++) { lo[i] = Math.min(lo[i], a[i]); hi[i] = Math.max(hi[i], b[i]); }
       });
@@ -253,8 +282,9 @@ function cpsolveViewer(D, options) {
     S.parts.forEach((p, k) => {
       if (st.hidden.has(p.label) || place.gone[k]) return;
       pieces++;
-      const o = add(place.off[k], S.apart[k].map((v) => v * st.explode));
-      boxes.push([p.label, ...at(p.lo, o), ...at(p.hi, o)].map((v) => typeof v === "number" ? Math.round(v * 1000) / 1000 : v));
+      const pose = place.off[k], ex = S.apart[k].map((v) => v * st.explode), o = add(pose.o, ex);  // o: no turns off cubes
+      const T = (q) => add(posed(pose, q), ex);
+      boxes.push([p.label, ...boxOf(p, pose, ex).flat()].map((v) => typeof v === "number" ? Math.round(v * 1000) / 1000 : v));
       if (D.grid) {  // balls, or the outer faces of the solids that face the eye
         for (const b of p.balls) { const c = add(b, o); items.push({ depth: dot(c, cam.toward), kind: "ball", c: c, color: p.color }); faces++; }
         for (const f of p.polys) {
@@ -272,10 +302,11 @@ function cpsolveViewer(D, options) {
       }
       const byCell = {};
       for (const f of p.faces) {
-        if (dot(STEPS[f.n], cam.toward) <= 1e-9) continue;
-        const c = add(f.cell, o), kk = key(c);
-        if (!byCell[kk]) { byCell[kk] = { depth: dot([c[0] + 0.5, c[1] + 0.5, c[2] + 0.5], cam.toward), kind: "faces", faces: [], color: p.color }; items.push(byCell[kk]); }
-        byCell[kk].faces.push({ c: [c[0] + 0.5, c[1] + 0.5, c[2] + 0.5], n: f.n, strong: f.strong, mark: f.mark });
+        const n = mul(pose.M, STEPS[f.n]);
+        if (dot(n, cam.toward) <= 1e-9) continue;
+        const c0 = [f.cell[0] + 0.5, f.cell[1] + 0.5, f.cell[2] + 0.5], c = T(c0), kk = key(c);
+        if (!byCell[kk]) { byCell[kk] = { depth: dot(c, cam.toward), kind: "faces", faces: [], color: p.color }; items.push(byCell[kk]); }
+        byCell[kk].faces.push({ c: c0, n: f.n, lit: lit(n), T: T, strong: f.strong, mark: f.mark });
         faces++;
       }
     });
@@ -295,7 +326,7 @@ function cpsolveViewer(D, options) {
     for (const it of items) {
       if (it.kind === "faces") {
         for (const f of it.faces) {
-          const q = corners(f.c, f.n, 0.5).map(P), lit = SHADE[f.n];
+          const q = corners(f.c, f.n, 0.5).map((pt) => P(f.T(pt))), lit = f.lit;
           ctx.beginPath(); q.forEach((pt, i) => (i ? ctx.lineTo(pt[0], pt[1]) : ctx.moveTo(pt[0], pt[1]))); ctx.closePath();
           ctx.fillStyle = shade(it.color, lit); ctx.fill();
           ctx.strokeStyle = shade(it.color, lit); ctx.lineWidth = 0.6; ctx.stroke();
@@ -306,7 +337,7 @@ function cpsolveViewer(D, options) {
             ctx.lineWidth = f.strong[i] ? edgeW : seamW; ctx.stroke();
           }
           if (f.mark) {  // a constraint colour: a square in the middle of the face (pictures.MARK_SIZE)
-            const m = corners(f.c, f.n, 0.5, 0.25).map(P);
+            const m = corners(f.c, f.n, 0.5, 0.25).map((pt) => P(f.T(pt)));
             ctx.beginPath(); m.forEach((pt, i) => (i ? ctx.lineTo(pt[0], pt[1]) : ctx.moveTo(pt[0], pt[1]))); ctx.closePath();
             ctx.fillStyle = shade(f.mark, lit); ctx.fill();
             ctx.strokeStyle = shade(f.mark, lit * 0.6); ctx.lineWidth = seamW; ctx.stroke();
@@ -352,7 +383,13 @@ function cpsolveViewer(D, options) {
     if (list.length > 4) return list.slice(0, 3).join(", ") + " and " + (list.length - 3) + " more";
     return list.length > 1 ? list.slice(0, -1).join(", ") + " and " + list[list.length - 1] : list[0];
   }
+  const AXIS = [["the right", "a left-right"], ["the back", "a front-back"], ["above", "an upright"]];
   function words(step) {
+    if (step.turn) {  // played backwards, as the assembly is: the other way round
+      const who = names(step.pieces.map(S.name)), one = step.pieces.length === 1, [from, line] = AXIS[step.turn.axis];
+      return who + (one ? " turns" : " turn") + " a quarter turn " + (step.turn.sense < 0 ? "anticlockwise" : "clockwise") +
+        " (seen from " + from + ") about " + line + " line";
+    }
     const m = step.move, far = Math.round(Math.hypot(...m) * 1000) / 1000;  // every DIRS[i] is one unit long
     const d = DIRS.findIndex((v) => v.every((x, a) => Math.abs(x * far - m[a]) < 1e-3));
     const who = D.chain ? "cube " + step.pieces[0] : names(step.pieces.map(S.name)), one = step.pieces.length === 1;
