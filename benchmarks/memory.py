@@ -4,6 +4,8 @@ results/memory.md.
     git worktree add /tmp/before eb887ab && (cd /tmp/before && python setup.py build_ext --inplace)
     python benchmarks/memory.py --before /tmp/before --aracna ../eyckmans.aracna.xmpuzzle
     python benchmarks/memory.py --before /tmp/before --quick     # rods at 5 and 20 s, no Aracna
+    python benchmarks/memory.py --rods                           # this version's rods at 5, 20, 120 s alone:
+                                                                 # results/memory-rods.md
 
 Every run is `cpsolve enumerate` as a user runs it (a fresh process, `--json`), the version before (its
 checkout on PYTHONPATH, built in place) and this one, one after the other, on the same machine. Peak RSS
@@ -125,14 +127,51 @@ def counts(m: Measured) -> str:
     return f"{m.out['total']} / {m.out['unique_rotation']} / {m.out['unique_symmetry']}"
 
 
+def rods(version: Path, out_dir: Path) -> None:
+    """`--rods`: this version alone, the rods at 5, 20 and 120 s (issue 39's first criterion: the peak the
+    same within 20 % at the three lengths, under 300 MB), with the load at both ends: a run that needs no
+    older checkout, for a quiet moment of the machine."""
+    before = os.getloadavg()
+    lines = ["# Memory of the rods against run length", "",
+             f"Regenerate with `python benchmarks/memory.py --rods`. Written {stamp()}; load average "
+             f"{before[0]:.1f} at the start.", "",
+             "`cpsolve enumerate rods.yaml --no-save -q -w 1 --timeout T --json` (a 27x27x27 box of 6,561 1x1x3 "
+             "rods), peak RSS of the process tree.", "",
+             "| --timeout | classes found | first class at (s) | peak RSS (MB) |", "|---:|---:|---:|---:|"]
+    peaks = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = Path(tmp)
+        (cwd / "rods.yaml").write_text(RODS)
+        for limit in (5, 20, 120):
+            m = measure(version, ["rods.yaml", "--no-save", "-q", "-w", "1", "--timeout", str(limit)], cwd)
+            first = m.out["first_solution_seconds"]
+            found = m.out["unique_symmetry"] if first is not None else "none yet"
+            lines.append(f"| {limit} | {found} | {'-' if first is None else f'{first:.2f}'} | {m.peak_mb:.0f} |")
+            peaks.append(m.peak_mb)
+            print(lines[-1], flush=True)
+    spread = max(peaks) / min(peaks) - 1
+    lines += ["", f"The largest peak is {spread:.1%} above the smallest; the largest is {max(peaks):.0f} MB. "
+              f"Load average {os.getloadavg()[0]:.1f} at the end."]
+    out_dir.mkdir(exist_ok=True)
+    (out_dir / "memory-rods.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out_dir / 'memory-rods.md'}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--before", type=Path, required=True, help="a checkout of the version before, built in place")
+    ap.add_argument("--before", type=Path, help="a checkout of the version before, built in place (required "
+                    "but with --rods)")
+    ap.add_argument("--rods", action="store_true", help="this version's rods at 5, 20 and 120 s alone")
     ap.add_argument("--after", type=Path, default=ROOT, help="the version after (default: this checkout)")
     ap.add_argument("--aracna", type=Path, help="eyckmans.aracna.xmpuzzle (puzzlecad); left out when not given")
     ap.add_argument("--quick", action="store_true", help="rods at 5 and 20 s only, no Aracna")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "results")
     a = ap.parse_args()
+    if a.rods:
+        rods(a.after.resolve(), a.out_dir)
+        return
+    if a.before is None:
+        ap.error("--before is required (but with --rods)")
     versions = {"before": a.before.resolve(), "after": a.after.resolve()}
     load = os.getloadavg()[0]
     lines = ["# Memory against run length (issue 39)", "",

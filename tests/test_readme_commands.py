@@ -127,7 +127,7 @@ for _bench in ("scaling.py --only workers --repeats 5", "pictures.py", "design.p
                "scaling.py", "scaling.py --only bedlam", "run.py --timeout 90", "run.py", "disassembly.py", "design.py",
                "sat_encodings.py", "sat_encodings.py --timeout 2", "approx.py",
                "startup.py --burrtxt peers/bin/burrTxt --repeats 21", "workbench.py",
-               "memory.py --before DIR --aracna FILE", "grids.py",
+               "memory.py --before DIR --aracna FILE", "memory.py --rods", "grids.py",
                "disassembly.py --burrtxt peers/bin/burrTxt --files DIR",
                "burrtools_files.py --files DIR --peers peers/bin"):
     EXCEPTIONS[f"python benchmarks/{_bench}"] = ("a benchmark: minutes of CPU, and it rewrites its measured table"
