@@ -4,12 +4,9 @@
 
 It fetches nothing. DIR is a folder of `.xmpuzzle` files (`--files` may be given again for more); the
 ones the table was made with are public, and BurrTools' own examples are added from
-../shared/burrtools-examples when that folder is there (`--no-shared` leaves them out):
-
-    git clone https://github.com/aaron-siegel/puzzlecad   # src/main/scad/**/*.xmpuzzle (Eyckmans, Lohe, ...)
-    git clone https://github.com/kgeusens/burr-data-go    # test/*.xmpuzzle ("3D Onat", "two face 3", ...)
-
-(copy their `.xmpuzzle` files into one folder; burr-data-go's as `bdg.NAME.xmpuzzle`, spaces as `_`),
+../shared/burrtools-examples when that folder is there (`--no-shared` leaves them out).
+`benchmarks/fetch_public_files.sh DIR` makes DIR from github.com/aaron-siegel/puzzlecad and
+github.com/kgeusens/burr-data-go (burr-data-go's files as `bdg.NAME.xmpuzzle`, spaces as `_`),
 and `../peers/bin` holds BurrTools' `burrTxt` and `btlevels` built by `../shared/tools/build-peers.sh`.
 Files on the prism grid run as the cube files do (cpsolve and BurrTools both take prisms apart); files of
 the grids without a disassembler in either (spheres, rhombic, tetra-octa) are listed and left out: their
