@@ -177,6 +177,7 @@ class TurningSearch(_Search):
         for m in movers:
             moving = [c for i, cs in enumerate(cells) if m >> i & 1 for c in cs]
             scene = Scene({c for i, cs in enumerate(cells) if not m >> i & 1 for c in cs}, self.sweep_native)
+            flat = scene.flat_cells(moving)
             for axis in range(3):
                 u, v = PLANES[axis]
                 lo_u, hi_u = min(c[u] for c in moving), max(c[u] for c in moving)
@@ -187,7 +188,7 @@ class TurningSearch(_Search):
                         p2[u], p2[v] = pu, pv
                         for sense in (1, -1):
                             turn = Turn(axis, (p2[0], p2[1], p2[2]), sense)
-                            if scene.blocking(moving, turn, self.clearance) is None:
+                            if scene.blocking(moving, turn, self.clearance, flat) is None:
                                 out.append((m, turn))
         return out
 

@@ -177,12 +177,26 @@ class Scene:
             except OverflowError:  # past a C int: the twin
                 self.flat = None
 
-    def blocking(self, moving: Sequence[Cell], turn: Turn, clearance: Fraction) -> tuple[Cell, Cell] | None:
-        """`blocking` against these static cubes: in C when built and within its bounds, else the twin."""
-        if self.flat is not None:
+    def flat_cells(self, moving: Sequence[Cell]) -> bytes | None:
+        """`moving` as the C reads it, made once by a caller that tries many turns of the same cells (the
+        conversion cost more than the C's test); None where the twin will run."""
+        if self.flat is None:
+            return None
+        try:
+            return array("i", [x for c in moving for x in c]).tobytes()
+        except OverflowError:
+            return None
+
+    def blocking(self, moving: Sequence[Cell], turn: Turn, clearance: Fraction,
+                 flat: bytes | None = None) -> tuple[Cell, Cell] | None:
+        """`blocking` against these static cubes: in C when built and within its bounds, else the twin.
+        `flat` is `flat_cells(moving)` when the caller has it."""
+        if flat is None:
+            flat = self.flat_cells(moving)
+        if flat is not None and self.flat is not None:
             u, v = PLANES[turn.axis]
             try:
-                got = _turns.blocking(array("i", [x for c in moving for x in c]).tobytes(), self.flat,
+                got = _turns.blocking(flat, self.flat,
                                       turn.axis, turn.sense, turn.pivot2[u], turn.pivot2[v],
                                       clearance.numerator, clearance.denominator)
             except OverflowError:  # a coordinate or the clearance past 64 bits
