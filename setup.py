@@ -37,5 +37,6 @@ setup(
         native("cpsolve.problem._canon"),  # canonical forms (problem/canonical.py has the twin)
         native("cpsolve.analysis.design._snakes"),  # the snake census's path search (snake.py has the twin)
         native("cpsolve.analysis._disassemble"),  # the disassembly search (disassembly.py has the twin)
+        native("cpsolve.analysis._turns"),  # the exact sweep test of a quarter turn (turns.py has the twin)
     ],
 )

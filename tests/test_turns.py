@@ -1,6 +1,7 @@
 """The exact sweep test of quarter turns (cpsolve/analysis/turns.py): hand-made cases, a turn that a
-sampled test of rounded cubes lets through and exact cubes forbid, and properties against a brute-force
-sampling in the direction where sampling is conservative."""
+sampled test of rounded cubes lets through and exact cubes forbid, properties against a brute-force
+sampling in the direction where sampling is conservative, and the compiled test (`_turns.c`) against
+its Python twin: the same answers and blocking pairs on random scenes, the twin past the C's bounds."""
 
 from __future__ import annotations
 
@@ -11,8 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cpsolve.analysis.turns import Turn, blocking, sweep_hits, turn_allowed
-from cpsolve.puzzle.geometry import ROTATIONS
+from cpsolve.analysis import turns
+from cpsolve.analysis.turns import Scene, Turn, blocking, native_available, sweep_hits, sweep_hits_twin, turn_allowed
+from cpsolve.puzzle.geometry import ROTATIONS, Cell, Transform
+
+try:
+    from cpsolve.analysis import _turns
+except ImportError:
+    _turns = None  # type: ignore[assignment]
+
+native = pytest.mark.skipif(not native_available(), reason="cpsolve.analysis._turns is not built "
+                            "(python setup.py build_ext --inplace)")
 
 
 def test_turn_lands_on_the_grid() -> None:
@@ -100,10 +110,14 @@ def test_a_turn_that_rounded_sampling_allows_and_exact_cubes_forbid() -> None:
     assert turn.cell(m) == (-1, 4, 0) and turn.cell(m) != s  # the end cell is free
     assert not _overlap_at(4, 0, 3, 4, 1, 0.0, 0.0) and not _overlap_at(4, 0, 3, 4, 1, math.pi / 2, 0.0)
     assert not _rounded_sampled_hits(a2, b2, 0.0405, 24)
-    assert sweep_hits(a2, b2)
-    assert blocking([m], [s], turn) == (m, s)
-    assert not turn_allowed([m], [s], turn)
-    assert turn_allowed([m], [s], turn, Fraction(405, 10000))
+    for nat in (True, False):  # the C (where built) and the twin both forbid it
+        assert sweep_hits(a2, b2, 0, nat)
+        assert blocking([m], [s], turn, native=nat) == (m, s)
+        assert not turn_allowed([m], [s], turn, native=nat)
+        assert turn_allowed([m], [s], turn, Fraction(405, 10000), native=nat)
+    if native_available():
+        assert _turns.sweep_hits(*a2, *b2, 0, 1) == 1  # the C itself, not a fallback
+        assert _turns.sweep_hits(*a2, *b2, 81, 2000) == 0
     # the overlap is real: the corner (5, 1) turned by 41.8 degrees is inside S by 0.059 in x and y
     angle = math.atan2(4, 3) - math.atan2(1, 5)
     x, y = 5 * math.cos(angle) - math.sin(angle), 5 * math.sin(angle) + math.cos(angle)
@@ -165,3 +179,110 @@ def test_exact_hit_is_seen_by_some_angle(cfg: tuple[tuple[int, int], tuple[int, 
         return
     assert any(_overlap_at(a2[0] / 2, a2[1] / 2, b2[0] / 2, b2[1] / 2, 1.0, math.pi / 2 * k / 2000, -1e-3)
                for k in range(2001))
+
+
+# ----------------------------------------------------------------------------- the C against its twin
+
+CLEARANCES = [Fraction(0), Fraction(1, 10), Fraction(1, 3), Fraction(81, 2000), Fraction(1, 2), Fraction(7, 15)]
+clearance = st.one_of(st.sampled_from(CLEARANCES),
+                      st.fractions(min_value=0, max_value=Fraction(1, 2), max_denominator=300))
+
+
+@native
+@settings(max_examples=400, deadline=None)
+@given(configuration(), clearance)
+def test_sweep_c_equals_twin(cfg: tuple[tuple[int, int], tuple[int, int]], c: Fraction) -> None:
+    """One pair: the C's answer is the twin's, with every clearance (half a side or more: no square)."""
+    a2, b2 = cfg
+    got = _turns.sweep_hits(a2[0], a2[1], b2[0], b2[1], c.numerator, c.denominator)
+    assert got != _turns.TOO_BIG
+    assert bool(got) == sweep_hits_twin(a2, b2, c)
+
+
+@native
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1 << 16, (1 << 18) - 8), st.integers(-6, 6), st.integers(-6, 6), st.booleans(), st.booleans())
+def test_sweep_c_equals_twin_far_from_the_pivot(r: int, dx: int, dy: int, odd: bool, zero: bool) -> None:
+    """Squares far from the pivot (doubled coordinates up to 2^18, near the C's bound of 2^19 scaled):
+    the products of degree 6 reach 2^120 and still give the twin's answer. The moving square sits on
+    the x axis at doubled distance r, the static one near where its arc passes at 45 degrees (or near
+    its start, `zero`), so that both answers occur."""
+    a2 = (r + odd, odd)
+    if zero:
+        b2 = (r + 2 * dx + odd, 2 * dy + odd)
+    else:
+        h = math.isqrt(r * r // 2) // 2 * 2
+        b2 = (h + 2 * dx + odd, h + 2 * dy + odd)
+    got = _turns.sweep_hits(a2[0], a2[1], b2[0], b2[1], 0, 1)
+    assert got != _turns.TOO_BIG
+    assert bool(got) == sweep_hits_twin(a2, b2, Fraction(0))
+
+
+def _turned_scene(g: Transform, cells: list[Cell], turn: Turn) -> tuple[list[Cell], Turn]:
+    """The cells and the turn moved by the rotation g of space: a cell's doubled centre 2c + 1 maps to
+    g(2c + 1); the turn's axis to g's image of it, its sense times the sign of that image (g is
+    proper, so right-handed stays right-handed), its pivot to g(pivot2), the axis coordinate 0."""
+    moved = []
+    for c in cells:
+        d = g.apply((2 * c[0] + 1, 2 * c[1] + 1, 2 * c[2] + 1))
+        moved.append(((d[0] - 1) // 2, (d[1] - 1) // 2, (d[2] - 1) // 2))
+    new_axis = g.axes.index(turn.axis)
+    p = list(g.apply(turn.pivot2))
+    p[new_axis] = 0
+    return moved, Turn(new_axis, (p[0], p[1], p[2]), turn.sense * g.signs[new_axis])
+
+
+box = st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-1, 1))
+
+
+@st.composite
+def scene(draw: st.DrawFn) -> tuple[list[Cell], list[Cell], Turn, Fraction]:
+    """A random scene: a few moving cells, static cells around them (not on them), a turn about any axis
+    and sense through a pivot at a cell corner or a cell centre near them, and a clearance."""
+    cells = draw(st.lists(box, min_size=2, max_size=18, unique=True))
+    k = draw(st.integers(1, max(1, len(cells) // 2)))
+    axis = draw(st.integers(0, 2))
+    odd = draw(st.integers(0, 1))
+    pu, pv = draw(st.integers(-4, 4)) * 2 + odd, draw(st.integers(-4, 4)) * 2 + odd
+    u, v = turns.PLANES[axis]
+    p2 = [0, 0, 0]
+    p2[u], p2[v] = pu, pv
+    turn = Turn(axis, (p2[0], p2[1], p2[2]), draw(st.sampled_from([1, -1])))
+    return cells[:k], cells[k:], turn, draw(clearance)
+
+
+@native
+@settings(max_examples=400, deadline=None)
+@given(scene(), st.sampled_from(ROTATIONS))
+def test_scene_c_equals_twin(sc: tuple[list[Cell], list[Cell], Turn, Fraction], g: Transform) -> None:
+    """Whole scenes: the C and the twin name the same blocking pair (or both allow the turn), and the
+    answer stays when the scene is turned in space (any of the 24 rotations: every axis and sense)."""
+    moving, static, turn, c = sc
+    got = Scene(set(static)).blocking(moving, turn, c)
+    twin = Scene(set(static), native=False).blocking(moving, turn, c)
+    assert got == twin
+    moving_g, turn_g = _turned_scene(g, moving, turn)
+    static_g, _ = _turned_scene(g, static, turn)
+    assert [turn_g.cell(x) for x in moving_g] == _turned_scene(g, [turn.cell(x) for x in moving], turn)[0]
+    assert (Scene(set(static_g)).blocking(moving_g, turn_g, c) is None) == (got is None)
+
+
+def test_past_the_bounds_the_twin_answers() -> None:
+    """Past the C's bounds (cells beyond 2^20, or a square scaled by the clearance's denominator past
+    2^19, or numbers past 64 bits) the C says TOO_BIG and the twin answers: the drawn turn is still
+    forbidden, far away or with a clearance too fine for the C."""
+    far = 1 << 20
+    m, s = (far + 4, 0, 0), (far + 3, 4, 0)
+    turn = Turn(2, (2 * far, 0, 0), 1)
+    if native_available():
+        flat = [*m, *s]
+        assert _turns.blocking(flat[:3], flat[3:], 2, 1, 2 * far, 0, 0, 1) == _turns.TOO_BIG
+        assert _turns.sweep_hits(8, 0, 6, 8, 1, 100000) == _turns.TOO_BIG
+        # the same geometry within the bounds: answered by the C
+        assert _turns.blocking([far - 4, 0, 0], [far - 5, 4, 0], 2, 1, 2 * far - 16, 0, 0, 1) == 0
+    assert blocking([m], [s], turn) == (m, s)
+    assert sweep_hits((8, 0), (6, 8), Fraction(1, 100000))
+    assert not sweep_hits((8, 0), (6, 8), Fraction(1, 10))
+    huge = 1 << 70
+    assert blocking([(huge + 4, 0, 0)], [(huge + 3, 4, 0)], Turn(2, (2 * huge, 0, 0), 1)) is not None
+    assert sweep_hits((8, 0), (6, 8), Fraction(1, huge))

@@ -1,4 +1,5 @@
-"""Disassembly with quarter turns as well as slides (`disassemble(..., rotations=True)`): Python only.
+"""Disassembly with quarter turns as well as slides (`disassemble(..., rotations=True)`): the search in
+Python, the sweep test in C (`_turns.c`, with its twin in turns.py).
 
 Without `rotations` nothing here runs: the C search and its twin in `disassembly.py` take assemblies
 apart by slides alone, exactly as BurrTools does. With it, this breadth-first search (a subclass of
@@ -16,7 +17,8 @@ that has no removal, turning a set of pieces by a quarter turn (`turns.Turn`):
   set or touching it, which is how puzzles turn (a piece about its own cell, a set about the corner
   where it meets the rest).
 - **Which are allowed.** The turned cells must be free, and no moving cube may pass through a static
-  one on the way: the exact sweep test of `turns.py` (with `clearance` for rounded pieces).
+  one on the way: the exact sweep test of `turns.py` (with `clearance` for rounded pieces), compiled
+  where it is built.
 - **States.** A piece's *pose* is an orientation R (one of the 24 rotations) and a translation t: its
   cells are R c + t for its cells c as assembled. Two states are the same when, after turning the
   whole part so that its first piece has its first orientation, every piece covers the same cells
@@ -102,6 +104,9 @@ class TurningSearch(_Search):
 
     assembled: Sequence[tuple[Cell, ...]] = ()
     clearance: Fraction = Fraction(0)
+    sweep_native: bool = True
+    """The sweep test in C where it is built (`turns.Scene`); False: its Python twin (the search itself
+    is Python either way)."""
     oriented: dict[tuple[int, Transform], tuple[int, Cell]] = field(default_factory=dict)
     """(piece, orientation) -> the shape id and origin of R c over its assembled cells c."""
     turn_memo: dict[tuple[tuple[int, ...], tuple[Pose, ...]], Separation | Stuck] = field(default_factory=dict)
@@ -171,7 +176,8 @@ class TurningSearch(_Search):
         out: list[tuple[int, Turn]] = []
         for m in movers:
             moving = [c for i, cs in enumerate(cells) if m >> i & 1 for c in cs]
-            scene = Scene({c for i, cs in enumerate(cells) if not m >> i & 1 for c in cs})
+            scene = Scene({c for i, cs in enumerate(cells) if not m >> i & 1 for c in cs}, self.sweep_native)
+            flat = scene.flat_cells(moving)
             for axis in range(3):
                 u, v = PLANES[axis]
                 lo_u, hi_u = min(c[u] for c in moving), max(c[u] for c in moving)
@@ -182,7 +188,7 @@ class TurningSearch(_Search):
                         p2[u], p2[v] = pu, pv
                         for sense in (1, -1):
                             turn = Turn(axis, (p2[0], p2[1], p2[2]), sense)
-                            if scene.blocking(moving, turn, self.clearance) is None:
+                            if scene.blocking(moving, turn, self.clearance, flat) is None:
                                 out.append((m, turn))
         return out
 
@@ -350,10 +356,10 @@ def take_apart_with_turns(search: TurningSearch) -> Separation | Stuck:
 
 def disassemble_turning(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[frozenset[str]] = (),
                         max_states: int | None = None, first_found: bool = False,
-                        rotation_clearance: Fraction | float | str = 0) -> Disassembly:
-    """`disassembly.disassemble` with quarter turns as moves too (Python only), each cube shrunk by
-    `rotation_clearance` on every side in the sweep test (0: exact cubes). Past `max_states` states in
-    one search: TooManyStates."""
+                        rotation_clearance: Fraction | float | str = 0, native: bool = True) -> Disassembly:
+    """`disassembly.disassemble` with quarter turns as moves too (the search in Python, the sweep test in
+    C where built: `native=False` runs its twin), each cube shrunk by `rotation_clearance` on every side
+    in the sweep test (0: exact cubes). Past `max_states` states in one search: TooManyStates."""
     clearance = check_rotations(True, rotation_clearance)
     names = list(pieces)
     check_pieces(len(names))
@@ -362,7 +368,8 @@ def disassemble_turning(pieces: Mapping[str, Iterable[Cell]], groups: Sequence[f
         return Disassembly(None, Stuck(tuple(names), 0, ()), 0)
     shapes = _shapes_for_calls(False)
     search = TurningSearch([shapes.of(cells[nm]) for nm in names], names, shapes, tuple(groups), max_states,
-                           False, best=not first_found, assembled=[cells[nm] for nm in names], clearance=clearance)
+                           False, best=not first_found, assembled=[cells[nm] for nm in names], clearance=clearance,
+                           sweep_native=native)
     try:
         got = take_apart_with_turns(search)
     except _TooMany as exc:

@@ -35,6 +35,16 @@ rational point is found strictly inside each interval by bisection on exact inte
 (`_bounds`), and the 32 inequalities are evaluated there in `fractions.Fraction`. Nothing is
 sampled and nothing is rounded, so the answer is the geometry's.
 
+Where it runs. The test is compiled (`_turns.c`, integers only: no Fraction, no square root, the
+products bounded in 128 bits): `Scene.blocking`, `blocking`, `turn_allowed` and `sweep_hits` use it
+when it is built and the coordinates are within its bounds (a cell within about 2^18 / den of the
+pivot, den the clearance's denominator: the C says TOO_BIG past them), and the Python below, its
+readable twin, otherwise or with `native=False`. Both decide the same set O; the C does not sort
+the roots and bisect for a point inside each interval but asks, at each interval's left end (0 and
+every root in [0, 1)), the sign of each quadratic just to its right (the first nonzero of q, q', q''
+there): the same intervals, and products of degree 6 instead of the degree 8 of comparing two
+roots. tests/test_turns.py checks that both give the same answers and the same blocking pairs.
+
 A test that samples angles, or that treats the pieces as rounded, can let a turn through that exact
 cubes forbid: `tests/test_turns.py` draws one (a corner that cuts through the static square's
 corner midway through the turn, while start and end positions are both free).
@@ -44,11 +54,17 @@ from __future__ import annotations
 
 import functools
 import math
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from ..puzzle.geometry import Cell, Transform
+
+try:
+    from . import _turns
+except ImportError:  # not compiled here: the twin runs
+    _turns = None  # type: ignore[assignment]
 
 Rational = Fraction | int
 
@@ -119,34 +135,81 @@ def _num(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
 
 
-def turn_allowed(moving: Iterable[Cell], static: Iterable[Cell], turn: Turn, clearance: Rational = 0) -> bool:
+def native_available() -> bool:
+    """Whether the compiled sweep test (`_turns.c`) is built here; without it the Python twin runs."""
+    return _turns is not None
+
+
+def turn_allowed(moving: Iterable[Cell], static: Iterable[Cell], turn: Turn, clearance: Rational = 0,
+                 native: bool = True) -> bool:
     """Whether the cubes `moving` can make `turn` while `static` stay: their end cells are free, and in
     every layer along the axis no moving square's swept sector overlaps a static square's interior."""
-    return blocking(moving, static, turn, clearance) is None
+    return blocking(moving, static, turn, clearance, native) is None
 
 
 def blocking(moving: Iterable[Cell], static: Iterable[Cell], turn: Turn,
-             clearance: Rational = 0) -> tuple[Cell, Cell] | None:
+             clearance: Rational = 0, native: bool = True) -> tuple[Cell, Cell] | None:
     """The first (moving cell, static cell) pair that forbids the turn, or None when it is allowed."""
     static_set = set(static)
-    return Scene(static_set).blocking(list(moving), turn, Fraction(clearance))
+    return Scene(static_set, native).blocking(list(moving), turn, Fraction(clearance))
 
 
 class Scene:
     """The static cubes of one test, indexed once for the many turns a search tries against them: the
-    cells, and per axis their layers along it."""
+    cells, and per axis their layers along it (the twin's), and the cells flat for the C (in the same
+    order, so that both meet the static cells of a layer in the same order and name the same pair).
 
-    def __init__(self, static: set[Cell]) -> None:
+    `native=False` runs the Python twin always (for the tests and the benchmark's comparison)."""
+
+    def __init__(self, static: set[Cell], native: bool = True) -> None:
         self.static = static
+        self.cells = list(static)
         self.layers: list[dict[int, list[Cell]]] = []
         for axis in range(3):
             layers: dict[int, list[Cell]] = {}
-            for c in static:
+            for c in self.cells:
                 layers.setdefault(c[axis], []).append(c)
             self.layers.append(layers)
+        self.flat: bytes | None = None
+        if native and _turns is not None:
+            try:
+                self.flat = array("i", [x for c in self.cells for x in c]).tobytes()
+            except OverflowError:  # past a C int: the twin
+                self.flat = None
 
-    def blocking(self, moving: Sequence[Cell], turn: Turn, clearance: Fraction) -> tuple[Cell, Cell] | None:
-        """`blocking` against these static cubes: end cells first (cheap), then the sweeps."""
+    def flat_cells(self, moving: Sequence[Cell]) -> bytes | None:
+        """`moving` as the C reads it, made once by a caller that tries many turns of the same cells (the
+        conversion cost more than the C's test); None where the twin will run."""
+        if self.flat is None:
+            return None
+        try:
+            return array("i", [x for c in moving for x in c]).tobytes()
+        except OverflowError:
+            return None
+
+    def blocking(self, moving: Sequence[Cell], turn: Turn, clearance: Fraction,
+                 flat: bytes | None = None) -> tuple[Cell, Cell] | None:
+        """`blocking` against these static cubes: in C when built and within its bounds, else the twin.
+        `flat` is `flat_cells(moving)` when the caller has it."""
+        if flat is None:
+            flat = self.flat_cells(moving)
+        if flat is not None and self.flat is not None:
+            u, v = PLANES[turn.axis]
+            try:
+                got = _turns.blocking(flat, self.flat,
+                                      turn.axis, turn.sense, turn.pivot2[u], turn.pivot2[v],
+                                      clearance.numerator, clearance.denominator)
+            except OverflowError:  # a coordinate or the clearance past 64 bits
+                got = _turns.TOO_BIG
+            if got == _turns.FREE:
+                return None
+            if got != _turns.TOO_BIG:
+                i, j = divmod(got, len(self.cells))
+                return moving[i], self.cells[j]
+        return self.blocking_twin(moving, turn, clearance)
+
+    def blocking_twin(self, moving: Sequence[Cell], turn: Turn, clearance: Fraction) -> tuple[Cell, Cell] | None:
+        """The readable twin of `_turns.blocking`: end cells first (cheap), then the sweeps."""
         static_set = self.static
         r, sh = turn.rotation, turn.shift
         for c in moving:
@@ -173,17 +236,31 @@ class Scene:
                 if (max(bu, -bu - 2, 0) ** 2 + max(bv, -bv - 2, 0) ** 2) >= reach:
                     continue
                 b = (bu, bv) if sense > 0 else (bu, -bv - 2)
-                if sweep_hits(a, b, clearance):
+                if sweep_hits_twin(a, b, clearance):
                     return c, s
         return None
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def sweep_hits(a2: tuple[int, int], b2: tuple[int, int], clearance: Fraction = Fraction(0)) -> bool:
+def sweep_hits(a2: tuple[int, int], b2: tuple[int, int], clearance: Rational = 0, native: bool = True) -> bool:
     """Whether the unit square with doubled lower corner `a2` (relative to the pivot at the origin),
     turned counterclockwise through every angle from 0 to 90 degrees, overlaps the interior of the
     static unit square with doubled lower corner `b2`; each square shrunk by `clearance` on every side.
-    Exact (see the module's docstring)."""
+    Exact (see the module's docstring): in C when built and within its bounds, else `sweep_hits_twin`."""
+    c = Fraction(clearance)
+    if native and _turns is not None:
+        try:
+            got = _turns.sweep_hits(a2[0], a2[1], b2[0], b2[1], c.numerator, c.denominator)
+        except OverflowError:
+            got = _turns.TOO_BIG
+        if got != _turns.TOO_BIG:
+            return bool(got)
+    return sweep_hits_twin(a2, b2, c)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def sweep_hits_twin(a2: tuple[int, int], b2: tuple[int, int], clearance: Fraction = Fraction(0)) -> bool:
+    """`sweep_hits` in Python (`Fraction`), the readable twin of `_turns.c`'s: cached, since a search
+    meets the same pairs relative to the pivot again and again."""
     c = clearance
     a0, b0 = Fraction(a2[0], 2) + c, Fraction(a2[1], 2) + c
     a1, b1 = a0 + 1 - 2 * c, b0 + 1 - 2 * c
