@@ -364,6 +364,7 @@ def test_a_run_stopped_by_its_limit_is_continued_without_it(tmp_path: Path) -> N
     assert _without_limit(["cpsolve", "enumerate", "x", "--limit=7", "-q"]) == ("cpsolve", "enumerate", "x", "-q")
 
 
+@pytest.mark.slow  # about 17 s on two cores: the slow tier, so that the fast tier stays within 5 minutes
 def test_a_deadline_then_resumes_continue_from_there(tmp_path: Path) -> None:
     """Issue 39 item 3: a journalled run cut by --timeout, resumed, goes on from where the journal stands: the
     file only grows, each class once, and what the journal counts as written is in it. (A resume runs the

@@ -152,6 +152,10 @@ SLOW: dict[str, str] = {
     "cpsolve backends": "every backend's comparison and a DIMACS round trip through cadical",
     "cpsolve draw soma -o soma.png": "eight pictures, a page and STL files",
     "cpsolve enumerate MODEL --cluster tcp://HOST:8786": "a local Dask cluster started",
+    "cpsolve count t-tetracube-6x6x6 --approx --walk-seconds 5": "5 s of walks, and an estimate before (11 s)",
+    "cpsolve count y-pentacube-5x5x5 --approx --walk-seconds 5 -w 2": "5 s of walks, then 5 s to the timeout",
+    "cpsolve count t-tetracube-6x6x6 --approx --walk-seconds 3 --journal t6.walks": "3 s of walks, twice",
+    "cpsolve sample t-tetracube-6x6x6 -n 2 -o t6.jsonl": "walks until two solutions are drawn (5 s)",
 }
 
 # Exit statuses the text gives for a command (the default is 0).

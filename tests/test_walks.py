@@ -317,6 +317,7 @@ def test_cli_count_approx_of_a_small_search_is_exact():
     assert re.fullmatch(r"cpsolve: the whole search is about [0-9,]+ nodes: counted exactly\n", proc.stderr)
 
 
+@pytest.mark.slow  # about 6 s on two cores: the slow tier, so that the fast tier stays within 5 minutes
 def test_cli_count_approx_in_a_log_writes_a_line_every_few_seconds():
     """Not a terminal: the first answer at once, then a line per LOG_SECONDS (5 s) at most, where the walks
     report every unit (it wrote 50 lines a second before)."""
