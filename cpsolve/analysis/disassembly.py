@@ -481,24 +481,7 @@ class _Search:
         if isinstance(found, Stuck):
             result = replace(found, start=tuple(start))
         else:
-            best: Separation | None = None
-            best_rank: tuple[object, ...] = ()
-            stuck: Stuck | None = None
-            for path, before in found:
-                tree = self._tree(part, start, path, before)
-                if isinstance(tree, Stuck):
-                    stuck = stuck or tree
-                    continue
-                rank = (_rank(tree.left), _rank(tree.removed_part))
-                if best is None or rank < best_rank:
-                    best, best_rank = tree, rank
-                if rank == _EASIEST:
-                    break
-            if best is not None:
-                result = best
-            else:
-                assert stuck is not None  # every way was tried: each had a stuck part
-                result = stuck
+            result = easiest(self._tree(part, start, path, before) for path, before in found)
         self.memo[memo_key] = (result, start[0])
         return result
 
@@ -553,6 +536,28 @@ def _rank(sep: Separation | None) -> tuple[object, ...]:
 
 _EASIEST = ((0,), (0,))
 """Both parts come apart one move per step: no other separation can do better."""
+
+
+def easiest(trees: Iterable[Separation | Stuck]) -> Separation | Stuck:
+    """The tree whose parts come apart most easily (`_rank`) among the trees of a part's shortest first
+    separations, made lazily and left at the first that cannot be beaten (`_EASIEST`); when every one has
+    a stuck part, the first such report. The choice of `_Search.take_apart` and of the search with turns."""
+    best: Separation | None = None
+    best_rank: tuple[object, ...] = ()
+    stuck: Stuck | None = None
+    for tree in trees:
+        if isinstance(tree, Stuck):
+            stuck = stuck or tree
+            continue
+        rank = (_rank(tree.left), _rank(tree.removed_part))
+        if best is None or rank < best_rank:
+            best, best_rank = tree, rank
+        if rank == _EASIEST:
+            break
+    if best is not None:
+        return best
+    assert stuck is not None  # every way was tried: each had a stuck part
+    return stuck
 
 
 def _shifted(sep: Separation, delta: Cell) -> Separation:

@@ -54,6 +54,7 @@ from .disassembly import (
     check_grid,
     check_pieces,
     check_rotations,
+    easiest,
 )
 from .placed import PlacedDisassembler, Placement, Taken
 from .tables import INF, _shapes_for_calls
@@ -261,26 +262,7 @@ class TurningSearch(_Search):
         if isinstance(found, Stuck):
             result = found
         else:
-            from .disassembly import _EASIEST, _rank
-
-            best: Separation | None = None
-            best_rank: tuple[object, ...] = ()
-            stuck: Stuck | None = None
-            for path, before in found:
-                tree = self._turn_tree(part, start, path, before)
-                if isinstance(tree, Stuck):
-                    stuck = stuck or tree
-                    continue
-                rank = (_rank(tree.left), _rank(tree.removed_part))
-                if best is None or rank < best_rank:
-                    best, best_rank = tree, rank
-                if rank == _EASIEST:
-                    break
-            if best is not None:
-                result = best
-            else:
-                assert stuck is not None
-                result = stuck
+            result = easiest(self._turn_tree(part, start, path, before) for path, before in found)
         self.turn_memo[memo_key] = result
         return result
 
