@@ -174,7 +174,7 @@ def test_page_draws_the_grid(chromium, tmp_path, grid):  # noqa: F811
 def _replay_prism(pieces: dict, steps) -> None:
     """Steps (cell moves along the prism axes) replayed one step of their direction at a time: no piece meets
     or passes over a piece of the part it moves in that is still there, and each piece ends out of it."""
-    from cpsolve.output.scene import PRISM_LEAVE, prism_swept
+    from cpsolve.output.steps import PRISM_LEAVE, prism_swept
 
     at = {k: [tuple(c) for c in v] for k, v in pieces.items()}
     gone: set = set()  # taken out of the whole (a step without a part moves in what is left of it)
@@ -210,7 +210,7 @@ def test_prism_pieces_come_out_along_the_prism_axes():
     """The page's assembly order on the prism grid: one piece at a time along one of BurrTools' four prism
     axes, never meeting or passing over a piece left; lifted out when it can, slid sideways when it must
     (bread round a filling can go neither up nor down: it slides off to the right, its closed side)."""
-    from cpsolve.output.scene import prism_assembly_steps
+    from cpsolve.output.steps import prism_assembly_steps
 
     s = api.solve(api.load("hexagon-prism-8"))
     steps = prism_assembly_steps(s.pieces)
@@ -233,7 +233,7 @@ def test_prism_page_plays_the_moves_in_space():
     or one layer, a step) and says them in words; an interlocked prism puzzle (Prisgon) gets the disassembly
     analysis's moves, multi-piece moves included, in space."""
     from cpsolve.output.page import ALPHABET, interlocked_steps, page_data
-    from cpsolve.output.scene import PRISM_LEAVE
+    from cpsolve.output.steps import PRISM_LEAVE
 
     sandwich = to_puzzle(parse_puzzle_text(SANDWICH, "sandwich"))
     s = api.solve(sandwich)

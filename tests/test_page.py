@@ -22,7 +22,8 @@ import pytest
 from conftest import run_cli
 
 from cpsolve.output.page import ALPHABET, page_data, page_html
-from cpsolve.output.scene import SHADE, Step, hex_rgb, outer_faces, parts_of, projection, shade
+from cpsolve.output.scene import SHADE, hex_rgb, outer_faces, parts_of, projection, shade
+from cpsolve.output.steps import Step
 from cpsolve.puzzle.catalog import load
 from cpsolve.puzzle.geometry import FACE_STEPS, ROTATIONS
 

@@ -21,10 +21,10 @@ from cpsolve.output.scene import (
     outer_faces,
     parts_of,
     projection,
-    removal_order,
     shade,
     visible_faces,
 )
+from cpsolve.output.steps import removal_order
 from cpsolve.puzzle.geometry import FACE_STEPS, Cell
 
 PIL = pytest.importorskip("PIL.Image")

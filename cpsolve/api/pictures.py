@@ -17,7 +17,7 @@ from .results import Solution
 
 if TYPE_CHECKING:
     from ..analysis.disassembly import Disassembly
-    from ..output.scene import Step
+    from ..output.steps import Step
 
 
 def disassemble(solution: Solution, *, max_states: int | None = None, rotations: bool = False,
@@ -136,8 +136,8 @@ def draw(
 def _after_moves(solution: Solution, step: int, rotations: bool,
                  rotation_clearance: float | str) -> tuple[dict[str, list[tuple[int, int, int]]], str]:
     """The solution's pieces after the first `step` moves of its disassembly, and the title's words for it.
-    The cells come from the same replay as the 3-D page's steps (`scene.played_disassembly`)."""
-    from ..output.scene import played_disassembly
+    The cells come from the same replay as the 3-D page's steps (`steps.played_disassembly`)."""
+    from ..output.steps import played_disassembly
 
     if type(step) is not int or step < 0:
         raise CpsolveError(f"the step is a number of moves from 0, not {step!r}", field="step")

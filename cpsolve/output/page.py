@@ -25,19 +25,8 @@ from ..puzzle.geometry import Cell
 from ..puzzle.model import Puzzle
 from . import solids
 from .pictures import CHAIN_COLORS, STRING, is_chain
-from .scene import (
-    DIRECTIONS,
-    PRISM_LEAVE,
-    PRISM_WAYS,
-    Step,
-    assembly_steps,
-    constraint_marks,
-    mark_colors,
-    ordered_labels,
-    played_disassembly,
-    prism_assembly_steps,
-    solution_colors,
-)
+from .scene import DIRECTIONS, constraint_marks, mark_colors, ordered_labels, solution_colors
+from .steps import PRISM_LEAVE, PRISM_WAYS, Step, assembly_steps, played_disassembly, prism_assembly_steps
 from .text import markup
 
 ALPHABET = "".join(chr(c) for c in range(33, 127) if chr(c) not in "\"\\<>&'")
@@ -59,7 +48,7 @@ def page_data(
 
     `steps` maps a solution's index to a disassembly (moves of groups of pieces, first move first),
     for example one found by the disassembly analysis; the page plays it backwards. Solutions
-    without one get the assembly order of `scene.removal_order` (a chain: cube by cube, along its
+    without one get the assembly order of `steps.removal_order` (a chain: cube by cube, along its
     string), or for the first INTERLOCKED that have none, the disassembly analysis's moves. `recolor`
     (label -> colour) overrides the pieces' colours: `cpsolve explain` marks a stuck assembly's
     blockers that way. `rotations` lets that analysis turn pieces too (`interlocked_steps`).
@@ -219,7 +208,7 @@ def interlocked_steps(pieces: Mapping[str, Sequence[Sequence[int]]], grid: str =
 
     The analysis moves groups of pieces by whole cells (on the prism grid, by steps along its four
     axes), and with `rotations` turns them by quarter turns too (the page animates the turn); a part
-    that comes free goes just far enough out to be seen apart (`scene.played_disassembly`).
+    that comes free goes just far enough out to be seen apart (`steps.played_disassembly`).
     """
     from ..analysis.disassembly import TooManyStates, disassemble
 

@@ -57,7 +57,7 @@ window.addEventListener("error", (e) => {  // a failure shows on the page, where
 function cpsolveViewer(D, options) {
   const opt = options || {}, ac = new AbortController(), on = { signal: ac.signal };
   const W = D.width || 1;  // characters per piece in a solution string
-  // scene.DIRECTIONS; on the prism grid its moves in space (page.py "dirs": scene.PRISM_LEAVE, PRISM_WAYS)
+  // scene.DIRECTIONS; on the prism grid its moves in space (page.py "dirs": steps.PRISM_LEAVE, PRISM_WAYS)
   const DIRS = D.dirs ? D.dirs.map((d) => d.v) : [[0, 0, 1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, -1]];
   const OPPOSITE = DIRS.map((v) => DIRS.findIndex((w) => w.every((x, a) => Math.abs(x + v[a]) < 1e-6)));
   const SIDE = D.dirs ? D.dirs.map((d) => d.side) : ["above", "the right", "the left", "the back", "the front", "below"];  // where DIRS[i] leads
@@ -87,7 +87,7 @@ function cpsolveViewer(D, options) {
   const centroid = (cells) => [0, 1, 2].map((a) => cells.reduce((s, c) => s + c[a] + 0.5, 0) / cells.length);
 
   // A piece's pose: a point p of it as assembled is drawn at M p + o. Slides change o; a quarter turn
-  // (a step's "turn": axis 0-2, sense, pivot c; page.py / scene.Step) turns the pose about the line
+  // (a step's "turn": axis 0-2, sense, pivot c; page.py / steps.Step) turns the pose about the line
   // through c, by the angle (not the cells) interpolated, so a turn is animated as the pieces turn.
   const PLANES = [[1, 2], [2, 0], [0, 1]];  // turns.PLANES: a positive turn maps (u, v) to (-v, u)
   const STILL = { M: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], o: [0, 0, 0] };
