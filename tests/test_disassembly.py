@@ -18,20 +18,10 @@ from pathlib import Path
 import pytest
 from conftest import REPO, run_cli, run_json
 
-from cpsolve.analysis.disassembly import (
-    Disassembly,
-    LevelTally,
-    Separation,
-    TooManyStates,
-    _rank,
-    disassemble,
-    explore,
-    format_level,
-    native_available,
-    parse_level,
-)
+from cpsolve.analysis.disassembly import TooManyStates, _rank, disassemble, explore, native_available
 from cpsolve.analysis.placed import FOUND, STUCK, TWIN, PlacedDisassembler
 from cpsolve.analysis.tables import DIRECTIONS, _PairTable
+from cpsolve.analysis.trees import Disassembly, LevelTally, Separation, format_level, parse_level
 from cpsolve.api import enumerate as enumerate_solutions
 from cpsolve.api import solve
 from cpsolve.problem.placements import ExactCoverProblem
@@ -518,7 +508,7 @@ def test_groups_may_stay_together():
 
 def test_level_text_follows_burrtools_rule():
     def sep(moves: int, left: Separation | None = None, removed: Separation | None = None) -> Separation:
-        from cpsolve.analysis.disassembly import Move
+        from cpsolve.analysis.trees import Move
 
         ms = tuple(Move(("p",), (1, 0, 0), 1) for _ in range(moves - 1)) + (Move(("p",), (1, 0, 0), None),)
         return Separation(("p", "q"), {}, ms, left, removed)

@@ -10,7 +10,8 @@ from fractions import Fraction
 import pytest
 from conftest import REPO, run_cli
 
-from cpsolve.analysis.disassembly import Disassembly, check_rotations, disassemble, parse_level
+from cpsolve.analysis.disassembly import check_rotations, disassemble
+from cpsolve.analysis.trees import Disassembly, parse_level
 from cpsolve.analysis.turning import TurningSearch, compose, disassemble_turning, invert, turned_pose
 from cpsolve.analysis.turns import Turn
 from cpsolve.errors import CpsolveError
@@ -320,7 +321,7 @@ def test_turning_level_tally_keeps_splits_apart() -> None:
     """With turns, 2R1 and 1R2 (both 3 moves to the first separation) are two levels, and 3 (slides only)
     a third; they sort by moves, then turns, and the highest is the most moves. Fed levels without turns,
     it tallies them exactly as `LevelTally` does (the output of a run without turns is unchanged)."""
-    from cpsolve.analysis.disassembly import LevelTally
+    from cpsolve.analysis.trees import LevelTally
     from cpsolve.analysis.turning import TurningLevelTally, split_key
 
     assert split_key("2R1.3") == (3, 1, 3, 0) and split_key("5") == (5, 0)

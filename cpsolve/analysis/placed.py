@@ -16,16 +16,15 @@ from typing import TYPE_CHECKING
 
 from ..puzzle.geometry import Cell
 from .disassembly import (
-    Stuck,
     TooManyStates,
     _c_budget,
     _Candidate,
     _Search,
     _TooMany,
     check_grid,
-    format_level,
 )
 from .tables import _C_COORD, NATIVE_MAX_PIECES, Shapes, _native, directions_of
+from .trees import Stuck, format_level
 
 if TYPE_CHECKING:
     from ..problem.placements import ExactCoverProblem

@@ -30,7 +30,8 @@ of the triangles' edges, one edge length a step (BurrTools' four prism axes, `mo
 (0,0,1), (2,0,0), (1,1,0), (-1,1,0) in its cell coordinates)."""
 PRISM_DIRECTION_NAMES = ("+z", "-z", "+x", "-x", "+60", "-60", "+120", "-120")
 """A prism move along x, or along the edges at 60 and 120 degrees from x."""
-_NAMES = dict(zip(DIRECTIONS + PRISM_DIRECTIONS, DIRECTION_NAMES + PRISM_DIRECTION_NAMES, strict=True))
+MOVE_NAMES = dict(zip(DIRECTIONS + PRISM_DIRECTIONS, DIRECTION_NAMES + PRISM_DIRECTION_NAMES, strict=True))
+"""Each move's direction -> its name, on either grid (`trees.Move.text`)."""
 PRISM_SWEPT: dict[Cell, tuple[Cell, Cell]] = {
     (0, 0, 1): ((0, 0, 0), (0, 0, 0)), (2, 0, 0): ((1, 0, 0), (1, 0, 0)),
     (1, 1, 0): ((1, 0, 0), (0, 1, 0)), (-1, 1, 0): ((-1, 0, 0), (0, 1, 0)),

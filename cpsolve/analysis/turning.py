@@ -43,11 +43,6 @@ from typing import TYPE_CHECKING
 
 from ..puzzle.geometry import IDENTITY, Cell, Transform
 from .disassembly import (
-    Disassembly,
-    LevelTally,
-    Move,
-    Separation,
-    Stuck,
     TooManyStates,
     _Search,
     _TooMany,
@@ -58,6 +53,7 @@ from .disassembly import (
 )
 from .placed import PlacedDisassembler, Placement, Taken
 from .tables import INF, _shapes_for_calls
+from .trees import Disassembly, LevelTally, Move, Separation, Stuck
 from .turns import PLANES, Scene, Turn
 
 if TYPE_CHECKING:

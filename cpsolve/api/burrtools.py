@@ -88,7 +88,7 @@ def stored_solutions(path: PathLike, problem: int = 0) -> list[Solution]:
 def _stored(bf: BurrFile, problem: int, limit: int = 0, start: int = 0, puzzle: Puzzle | None = None
             ) -> list[Solution]:
     """The assemblies stored in problem `problem` of a read BurrTools file (`puzzle`: its puzzle, if built)."""
-    from ..analysis.disassembly import format_level
+    from ..analysis.trees import format_level
     from ..puzzle.burrtools import assembly_pieces, puzzle_of, select_problem
 
     puzzle = puzzle_of(bf, problem) if puzzle is None else puzzle

@@ -85,8 +85,8 @@ def check_output(path: PathLike, inputs: Inputs = (), option: str = "--out") -> 
 
 def level_key(text: str) -> tuple[int, ...]:
     """A level's text (`5`, `1.2`, with turns `3R1.2`) as the tuple levels compare by (turns counted as
-    moves): `analysis.disassembly.parse_level`, for the front ends; ValueError when malformed."""
-    from ..analysis.disassembly import parse_level
+    moves): `analysis.trees.parse_level`, for the front ends; ValueError when malformed."""
+    from ..analysis.trees import parse_level
 
     return parse_level(text)
 

@@ -16,7 +16,7 @@ from .common import _grid
 from .results import Solution
 
 if TYPE_CHECKING:
-    from ..analysis.disassembly import Disassembly
+    from ..analysis.trees import Disassembly
     from ..output.steps import Step
 
 

@@ -294,14 +294,8 @@ class _Disassembling:
 
     def __init__(self, puzzle: Puzzle, min_level: str | None, rotations: bool = False,
                  rotation_clearance: float | str = 0) -> None:
-        from ..analysis.disassembly import (
-            LevelTally,
-            check_grid,
-            check_pieces,
-            check_rotations,
-            parse_level,
-            puzzle_groups,
-        )
+        from ..analysis.disassembly import check_grid, check_pieces, check_rotations, puzzle_groups
+        from ..analysis.trees import LevelTally, parse_level
 
         try:
             check_grid(puzzle.grid)

@@ -22,7 +22,7 @@ from ..puzzle.geometry import Cell
 from .scene import DIRECTIONS
 
 if TYPE_CHECKING:
-    from ..analysis.disassembly import Separation
+    from ..analysis.trees import Separation
 
 
 @dataclass(frozen=True)

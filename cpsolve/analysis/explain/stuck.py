@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...puzzle.geometry import Cell
-from ..disassembly import Disassembly, TooManyStates, disassemble, explore
+from ..disassembly import TooManyStates, disassemble, explore
 from ..tables import DIRECTION_NAMES, DIRECTIONS
+from ..trees import Disassembly
 from ..turning import disassemble_turning
 
 MAX_REMOVED = 3
