@@ -5,7 +5,8 @@ and imported only here. Every route is behind `guard.Guard` (token, Host, Origin
 path the page names goes through `folder.Folder`; every puzzle through the loader's own checks and
 limits (`cpsolve.puzzle_from_yaml`, `cpsolve.source`), so the page cannot ask for more than the
 command line would accept. Long work runs in worker processes (`jobs.py`); short work (reading a
-file, turning YAML into the editor's model and back, a picture) runs in a thread of this process.
+file, turning YAML into the editor's model and back (`editor.py`), a picture) runs in a thread of this
+process.
 """
 
 from __future__ import annotations
@@ -36,13 +37,11 @@ import cpsolve
 from cpsolve import limits
 
 from ..errors import CpsolveError
+from .editor import GRIDS, cell_list, editor_model, file_data, whole_number
 from .folder import PUZZLE_SUFFIXES, Folder
 from .guard import Guard, allowed_hosts
 from .jobs import Jobs
 
-GRIDS = ("cubes", "prisms", "spheres", "rhombic", "tetra-octa")
-"""The grids the editor draws: every grid cpsolve solves (BurrTools' five). What the page needs to draw a
-grid's cells comes from `cpsolve.grid_solids` (/api/grid)."""
 TAKEN_APART = ("cubes", "prisms")
 """The grids with a disassembler (BurrTools' too): elsewhere the page says why it has none. The server sees
 only the public API, so this repeats `analysis.disassembly.TAKEN_APART` (tests/test_app.py checks they agree)."""
@@ -206,7 +205,7 @@ async def open_file(bench: Workbench, request: Request) -> Response:
 def _open(bench: Workbench, body: Mapping[str, Any]) -> dict[str, Any]:
     """A puzzle as the editor takes it: its YAML text as it is in the file (a BurrTools file's problem
     as `cpsolve import` writes it), the file's problems, and the editor's model of it."""
-    problem = _int(body.get("problem"), "problem") if body.get("problem") is not None else None
+    problem = whole_number(body.get("problem"), "problem") if body.get("problem") is not None else None
     if body.get("model"):
         model = str(body["model"])
         if model not in cpsolve.models():
@@ -251,177 +250,6 @@ def _parsed(text: str, where: str) -> dict[str, Any]:
         return {"editor": None, "error": cpsolve.printable(str(exc))}
     data = yaml.safe_load(text)  # checked above, within the limits: safe to read again as plain data
     return {"editor": editor_model(puzzle, data if isinstance(data, dict) else {}), "error": None}
-
-
-def editor_model(puzzle: cpsolve.Puzzle, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The editor's model of a puzzle: its grid, the container's cells (optional ones, colours) and each
-    piece's cells (count or range, colour, cell colours) as lists, and what the editor does not draw
-    (`keep`: description, source, reference, rules, groups...) to be written back as it was."""
-    if puzzle.kind == "chain":  # not drawn: its file is kept whole (edited in the YAML pane)
-        whole = {k: v for k, v in data.items() if k not in ("name", "grid")}
-        return {"grid": puzzle.grid, "name": puzzle.name, "kind": "chain", "container": None, "pieces": [],
-                "keep": whole}
-    keep = {k: v for k, v in data.items() if k not in ("name", "container", "pieces", "grid")}
-    return {
-        "grid": puzzle.grid,
-        "name": puzzle.name,
-        "kind": "pieces",
-        "container": {"cells": [list(c) for c in puzzle.container], "optional": [list(c) for c in puzzle.optional],
-                      "colors": [[list(c), name] for c, name in puzzle.container_colors]},
-        "pieces": [{"name": p.name, "cells": [list(c) for c in p.shape], "count": p.count, "min": p.min_count,
-                    "color": p.color, "colors": [[list(c), name] for c, name in p.colors]} for p in puzzle.pieces],
-        "keep": keep,
-    }
-
-
-def file_data(model: Mapping[str, Any]) -> dict[str, Any]:
-    """The editor's model as a puzzle file's data, drawn as a person reads it on its grid: z-layers of
-    rows (`#`, `+` optional, `.`); on the sphere grid a square pyramid or a tetrahedron of balls by its
-    size, and a flat piece as the `square:` or `triangular:` drawing of its layer."""
-    grid = str(model.get("grid") or "cubes")
-    if grid not in GRIDS:
-        raise CpsolveError(f"unknown grid {grid[:40]!r} (known: {', '.join(GRIDS)})", field="grid")
-    lattice = cpsolve.lattice(grid)
-    keep = dict(model.get("keep") or {})
-    data: dict[str, Any] = {"name": str(model.get("name") or "untitled")}
-    for k in ("description", "source", "kind"):
-        if k in keep:
-            data[k] = keep.pop(k)
-    if grid != "cubes":
-        data["grid"] = grid
-    if model.get("kind") == "chain":
-        return {**data, **keep}
-    container = model.get("container") or {}
-    cells = _cells(container.get("cells"), "container")
-    optional = set(_cells(container.get("optional"), "container.optional")) & set(cells)
-    colours = _colour_lists(container.get("colors"), "container.colors")
-    spec: dict[str, Any] = {}
-    if grid == "spheres" and not optional and not colours:
-        spec = _ball_pyramid(cells)
-    if not spec:
-        low = [min((c[a] for c in cells), default=0) for a in range(3)]
-        dx, dy, dz = lattice.shift_for((min(low[0], 0), min(low[1], 0), min(low[2], 0))) if min(low) < 0 else (0, 0, 0)
-        drawn = {(c[0] + dx, c[1] + dy, c[2] + dz): "+" if c in optional else "#" for c in cells}
-        spec = {"layers": _drawing(drawn)}
-        if colours:
-            spec["cell_colors"] = {k: [[c[0] + dx, c[1] + dy, c[2] + dz] for c in cs] for k, cs in colours.items()}
-    data["container"] = spec
-    pieces: dict[str, Any] = {}
-    for i, piece in enumerate(model.get("pieces") or []):
-        name = str(piece.get("name") or f"P{i + 1}")
-        if name in pieces:
-            raise CpsolveError(f"two pieces are named {name!r}", field="pieces")
-        shape = _cells(piece.get("cells"), f"pieces.{name}")
-        dx, dy, dz = lattice.shift_of(shape) if shape else (0, 0, 0)  # a translation that keeps the grid
-        moved = sorted((c[0] + dx, c[1] + dy, c[2] + dz) for c in shape)
-        marks = {name_: [[c[0] + dx, c[1] + dy, c[2] + dz] for c in cs]
-                 for name_, cs in _colour_lists(piece.get("colors"), f"pieces.{name}.colors").items()}
-        entry: dict[str, Any] = (_flat_balls(moved) if grid == "spheres" and not marks else {}) or \
-            {"layers": _drawing(dict.fromkeys(moved, "#"))}
-        low, high = piece.get("min"), _int(piece.get("count") or 1, f"pieces.{name}.count")
-        if low is not None and _int(low, f"pieces.{name}.min") != high:
-            entry["count"] = {"min": int(low), "max": high}
-        elif high != 1:
-            entry["count"] = high
-        if piece.get("color"):
-            entry["color"] = str(piece["color"])
-        if marks:
-            entry["cell_colors"] = marks
-        pieces[name] = entry
-    data["pieces"] = pieces
-    return {**data, **keep}
-
-
-def _ball_pyramid(cells: list[tuple[int, int, int]]) -> dict[str, Any]:
-    """`pyramid: n` or `tetrahedron: n` when the balls are exactly those the loader builds for it (where it
-    builds them: a container keeps its place), else nothing."""
-    count = len(cells)
-    for form in ("pyramid", "tetrahedron"):
-        n = next((k for k in range(1, 40) if _balls_in(form, k) >= count), 0)
-        if n and _balls_in(form, n) == count:
-            built = cpsolve.puzzle_from_dict({"name": "probe", "grid": "spheres", "container": {form: n},
-                                              "pieces": {"A": {"cells": [[0, 0, 0]], "count": count}}})
-            if set(built.container) == set(cells):
-                return {form: n}
-    return {}
-
-
-def _balls_in(form: str, n: int) -> int:
-    """The balls of a square pyramid n x n at the base, or of a tetrahedron n on each edge."""
-    return n * (n + 1) * (2 * n + 1) // 6 if form == "pyramid" else n * (n + 1) * (n + 2) // 6
-
-
-def _flat_balls(cells: list[tuple[int, int, int]]) -> dict[str, Any]:
-    """A sphere-grid piece lying in one square layer (z constant) as its `square:` drawing, or in the
-    triangular layer x - y - z = constant as its `triangular:` one (the loader's own reading of them:
-    column c of row r is the ball (c + r, c - r, 0), resp. (a + r, a, r) for column t = 2a + r); else
-    nothing (the piece is drawn in layers). The translations used keep the grid (even sums)."""
-    if not cells:
-        return {}
-    if len({c[2] for c in cells}) == 1:
-        spots = {((c[0] + c[1]) // 2, (c[0] - c[1]) // 2) for c in cells}  # (column, row); x + y is even here
-    elif len({c[0] - c[1] - c[2] for c in cells}) == 1:
-        spots = {(2 * c[1] + c[2], c[2]) for c in cells}  # (column t, row r)
-        low_r = min(r for _, r in spots)
-        low_t = min(t - low_r for t, r in spots)
-        low_t -= low_t % 2  # whole steps of (1, 1, 0): columns move by 2
-        spots = {(t - low_t - low_r, r - low_r) for t, r in spots}
-        return {"triangular": _ball_rows(spots, " ")}
-    else:
-        return {}
-    low_c, low_r = min(c for c, _ in spots), min(r for _, r in spots)
-    return {"square": _ball_rows({(c - low_c, r - low_r) for c, r in spots}, ".")}
-
-
-def _ball_rows(spots: set[tuple[int, int]], blank: str) -> list[str]:
-    width, height = max(c for c, _ in spots) + 1, max(r for _, r in spots) + 1
-    return ["".join("#" if (c, r) in spots else blank for c in range(width)).rstrip() or blank
-            for r in range(height)]
-
-
-def _int(value: object, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise CpsolveError(f"not a whole number: {str(value)[:40]!r}", field=where)
-    try:
-        return int(value)
-    except ValueError:
-        raise CpsolveError(f"not a whole number: {str(value)[:40]!r}", field=where) from None
-
-
-def _cells(value: object, where: str) -> list[tuple[int, int, int]]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise CpsolveError("not a list of cells", field=where)
-    out = []
-    for c in value:
-        if not isinstance(c, list) or len(c) != 3 or not all(isinstance(v, int) and not isinstance(v, bool)
-                                                               for v in c):
-            raise CpsolveError(f"not a cell [x, y, z]: {str(c)[:40]}", field=where)
-        out.append((c[0], c[1], c[2]))
-    limits.check_drawing(out)  # the drawing's box, as any file's (--max-drawing)
-    return out
-
-
-def _colour_lists(value: object, where: str) -> dict[str, list[list[int]]]:
-    out: dict[str, list[list[int]]] = {}
-    for item in value or []:  # type: ignore[attr-defined]
-        if not isinstance(item, list) or len(item) != 2:
-            raise CpsolveError("not a [cell, colour] pair", field=where)
-        cell = _cells([item[0]], where)[0]
-        out.setdefault(str(item[1]), []).append(list(cell))
-    return out
-
-
-def _drawing(cells: Mapping[tuple[int, int, int], str]) -> list[list[str]]:
-    """z-layers of rows of x (`#`, `+`, `.`) from (0, 0, 0): the cells are where the drawing puts them (on
-    the other grids, a drawing that started at the cells' lowest corner would move them by a translation
-    that need not keep the grid: an up triangle made a down one)."""
-    if not cells:
-        return [["."]]
-    hi = [max(c[a] for c in cells) for a in range(3)]
-    return [["".join(cells.get((x, y, z), ".") for x in range(hi[0] + 1)) for y in range(hi[1] + 1)]
-            for z in range(hi[2] + 1)]
 
 
 async def parse(bench: Workbench, request: Request) -> Response:
@@ -504,7 +332,7 @@ async def new_puzzle(bench: Workbench, request: Request) -> Response:
     size = body.get("size") or [3, 3, 3]
     if not isinstance(size, list) or len(size) != 3:
         raise CpsolveError("the size is [x, y, z]", field="size")
-    n = [_int(v, "size") for v in size]
+    n = [whole_number(v, "size") for v in size]
     if not all(1 <= v <= 40 for v in n):
         raise CpsolveError("each side of the size is 1 to 40", field="size")
 
@@ -541,10 +369,10 @@ async def start_run(bench: Workbench, request: Request) -> Response:
     text = body.get("yaml")
     if body.get("file") is not None:  # a solution of a file in the folder (disassemble, explain)
         spec["file"] = str(bench.folder.resolve(str(body["file"])))
-        spec["problem"] = _int(body["problem"], "problem") if body.get("problem") is not None else None
-        spec["index"] = _int(body.get("index") or 0, "index")
+        spec["problem"] = whole_number(body["problem"], "problem") if body.get("problem") is not None else None
+        spec["index"] = whole_number(body.get("index") or 0, "index")
     elif body.get("pieces") is not None:
-        spec["pieces"] = {str(k): _cells(v, "pieces") for k, v in dict(body["pieces"]).items()}
+        spec["pieces"] = {str(k): cell_list(v, "pieces") for k, v in dict(body["pieces"]).items()}
     if text is None and "file" not in spec:
         raise CpsolveError("no puzzle: draw one or open a file", field="yaml")
     out = None
@@ -565,7 +393,7 @@ def _options(opts: Mapping[str, Any]) -> dict[str, Any]:
     """The run's options, each checked as the command line checks it."""
     out: dict[str, Any] = {}
     if opts.get("workers"):
-        out["workers"] = _int(opts["workers"], "workers")
+        out["workers"] = whole_number(opts["workers"], "workers")
         if not 1 <= out["workers"] <= limits.MAX_WORKERS:
             raise CpsolveError(f"must be 1 to {limits.MAX_WORKERS}", field="workers")
     if opts.get("timeout"):
@@ -574,7 +402,7 @@ def _options(opts: Mapping[str, Any]) -> dict[str, Any]:
         except (TypeError, ValueError):
             raise CpsolveError("not a number of seconds", field="timeout") from None
     if opts.get("limit"):
-        out["limit"] = max(_int(opts["limit"], "limit"), 0)
+        out["limit"] = max(whole_number(opts["limit"], "limit"), 0)
     for flag in ("resume", "disassemble"):
         out[flag] = bool(opts.get(flag))
     if "symmetry_breaking" in opts:
@@ -675,8 +503,8 @@ def _row(n: int, index: object, id: object, assemblies: object, level: object, p
 async def solutions(bench: Workbench, request: Request) -> Response:
     q = request.query_params
     rel = q.get("file", "")
-    problem = _int(q["problem"], "problem") if q.get("problem") else None
-    start, count = _int(q.get("start", "0"), "start"), min(_int(q.get("limit", "200"), "limit"), 1000)
+    problem = whole_number(q["problem"], "problem") if q.get("problem") else None
+    start, count = whole_number(q.get("start", "0"), "start"), min(whole_number(q.get("limit", "200"), "limit"), 1000)
     level, piece = q.get("level") or None, q.get("piece") or None
 
     def work() -> dict[str, Any]:
@@ -705,16 +533,16 @@ def _chosen(bench: Workbench, body: Mapping[str, Any]) -> list[cpsolve.Solution]
     """The solutions a request names: `n` (or a list `many`) of a file, or the cells of one found by solve."""
     if body.get("pieces") is not None:
         puzzle = cpsolve.puzzle_from_yaml(str(body.get("yaml", "")), "workbench.yaml")
-        pieces = {str(k): tuple(_cells(v, "pieces")) for k, v in dict(body["pieces"]).items()}
+        pieces = {str(k): tuple(cell_list(v, "pieces")) for k, v in dict(body["pieces"]).items()}
         return [cpsolve.Solution(puzzle.name, tuple(pieces.items()), puzzle=puzzle)]
-    problem = _int(body["problem"], "problem") if body.get("problem") is not None else None
+    problem = whole_number(body["problem"], "problem") if body.get("problem") is not None else None
     rel = str(body.get("file", ""))
     path = bench.folder.resolve(rel)
     src = cpsolve.source(str(path), problem if path.suffix.lower() == ".xmpuzzle" else None)
     wanted = body.get("many") if body.get("many") is not None else [body.get("n") or 0]
     if not isinstance(wanted, list) or not 1 <= len(wanted) <= 400:
         raise CpsolveError("name 1 to 400 solutions", field="many")
-    numbers = [_int(n, "n") for n in wanted]
+    numbers = [whole_number(n, "n") for n in wanted]
     if min(numbers) < 0:
         raise CpsolveError(f"there is no solution number {min(numbers)}", where=rel)
     low, high = min(numbers), max(numbers)
