@@ -53,8 +53,9 @@ from cpsolve.analysis.placed import PlacedDisassembler  # noqa: E402
 from cpsolve.output.solutions import rows_as_placements, rows_of  # noqa: E402
 from cpsolve.output.tables import stamp  # noqa: E402 - after the path above, as the other benchmarks
 from cpsolve.problem.placements import packing_problem  # noqa: E402
-from cpsolve.puzzle.burrtools import BurrFile, StoredAssembly, assembly_pieces, parse_xmpuzzle, puzzle_of  # noqa: E402
+from cpsolve.puzzle.burrtools import BurrFile, StoredAssembly, parse_xmpuzzle, puzzle_of  # noqa: E402
 from cpsolve.puzzle.burrtools import _assembly as burrtools_assembly  # noqa: E402
+from cpsolve.puzzle.burrtools_placements import assembly_pieces  # noqa: E402
 from cpsolve.puzzle.grid import BY_BURR_TYPE  # noqa: E402
 
 TARGET_SECONDS = 0.5

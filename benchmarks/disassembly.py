@@ -48,7 +48,8 @@ DESIGNERS = ("eyckmans.gargamel", "bdg.two_face_3")
 INNER = """
 import json, sys, time
 from cpsolve.analysis.disassembly import disassemble
-from cpsolve.puzzle.burrtools import read_xmpuzzle, stored_solutions
+from cpsolve.puzzle.burrtools import read_xmpuzzle
+from cpsolve.puzzle.burrtools_placements import stored_solutions
 path = sys.argv[1]
 native = sys.argv[2:] != ["--twin"]
 groups = tuple(read_xmpuzzle(path).groups)

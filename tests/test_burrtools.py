@@ -21,14 +21,8 @@ from cpsolve.errors import CpsolveError
 from cpsolve.output.burrtools import placement_of, write_xmpuzzle
 from cpsolve.output.solutions import labelled
 from cpsolve.puzzle.assembly import check_solution
-from cpsolve.puzzle.burrtools import (
-    TRANSFORMS,
-    assembly_pieces,
-    parse_xmpuzzle,
-    placed_cells,
-    read_xmpuzzle,
-    stored_solutions,
-)
+from cpsolve.puzzle.burrtools import parse_xmpuzzle, read_xmpuzzle
+from cpsolve.puzzle.burrtools_placements import TRANSFORMS, assembly_pieces, placed_cells, stored_solutions
 from cpsolve.puzzle.catalog import builtin_names, load
 from cpsolve.puzzle.geometry import normalize
 from cpsolve.search.backends import get_backend

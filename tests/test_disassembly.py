@@ -666,10 +666,12 @@ def checked(pieces: dict[str, list[Cell]], groups: tuple[frozenset[str], ...]) -
 
 
 def _stored(name: str) -> tuple[list[dict[str, list[Cell]]], tuple[frozenset[str], ...]]:
+    from cpsolve.puzzle.burrtools_placements import stored_solutions
+
     bt = _reader()
     assert bt is not None
     puzzle = bt.read_xmpuzzle(SHARED / name)
-    return bt.stored_solutions(SHARED / name), tuple(getattr(puzzle, "groups", ()))
+    return stored_solutions(SHARED / name), tuple(getattr(puzzle, "groups", ()))
 
 
 @needs_reader
@@ -825,6 +827,7 @@ def btlevels_agree(name: str) -> int:
     from cpsolve.output.solutions import rows_as_placements, rows_of
     from cpsolve.problem.placements import packing_problem
     from cpsolve.puzzle import burrtools as bt
+    from cpsolve.puzzle.burrtools_placements import assembly_pieces
 
     path = SHARED / name
     out = subprocess.run([str(BTLEVELS), str(path)], capture_output=True, text=True, timeout=300, check=True).stdout
@@ -836,7 +839,7 @@ def btlevels_agree(name: str) -> int:
     for m in re.finditer(r"^assembly \d+:(.*) (?:level (\S+)|stuck)$", out, re.M):
         spots = bt.StoredAssembly(bt._assembly(m.group(1), name, "btlevels"))
         theirs = m.group(2)
-        pieces = bt.assembly_pieces(bf, 0, spots, as_placed=True)
+        pieces = assembly_pieces(bf, 0, spots, as_placed=True)
         assert disassemble(pieces, tuple(puzzle.groups), first_found=True).level_text() == theirs, m.group(0)
         rows = rows_of(problem, pieces)
         assert rows is not None

@@ -21,7 +21,8 @@ import pytest
 from conftest import REPO
 
 from cpsolve.puzzle.assembly import check_solution
-from cpsolve.puzzle.burrtools import assembly_pieces, burr_offsets, parse_xmpuzzle, puzzle_of, sphere_assembly
+from cpsolve.puzzle.burrtools import parse_xmpuzzle, puzzle_of
+from cpsolve.puzzle.burrtools_placements import assembly_pieces, burr_offsets, sphere_assembly
 from cpsolve.puzzle.grid import GRIDS, PRISM_MAPS, SPHERE_MAPS, SPHERE_STEPS
 from cpsolve.search.backends import get_backend
 from cpsolve.search.enumeration import enumerate_classes, prepare
@@ -251,7 +252,7 @@ def test_sphere_cube_turn_numbers_follow_their_rule():
     """BurrTools' sphere numbers 0-23, by the rule 8a + 2k + b = Rz^k B_a H^b: 24 distinct cube rotations,
     number 2j + 1 number 2j after the half turn about (1, 0, 1), and the even ones carrying (1, 0, 1) round
     the rings of neighbours at heights 1, 0, -1."""
-    from cpsolve.puzzle.burrtools import SPHERE_CUBE_TURNS, sphere_turn
+    from cpsolve.puzzle.burrtools_placements import SPHERE_CUBE_TURNS, sphere_turn
 
     def times(m, v):
         return tuple(sum(m[i][j] * v[j] for j in range(3)) for i in range(3))
@@ -320,7 +321,7 @@ def test_positions_alone_do_not_decide_ballroom(tmp_path):
     import gzip
     from itertools import product
 
-    from cpsolve.puzzle.burrtools import sphere_offsets
+    from cpsolve.puzzle.burrtools_placements import sphere_offsets
 
     path = example("BallRoom")
     if path is None:
@@ -492,7 +493,7 @@ def test_sphere_solutions_are_stored_with_the_cube_turns_numbers(tmp_path):
     """A piece with 24 different cube turns, put in a container shaped as each: the writer stores BurrTools'
     number t (the rule), reads back as the same cells, and burrTxt draws the piece on the same balls."""
     from cpsolve.output.burrtools import write_xmpuzzle
-    from cpsolve.puzzle.burrtools import SPHERE_CUBE_TURNS
+    from cpsolve.puzzle.burrtools_placements import SPHERE_CUBE_TURNS
     from cpsolve.puzzle.grid import GridMap
     from cpsolve.puzzle.model import make_piece, packing
 

@@ -38,7 +38,8 @@ class Imported:
         """Raise `CpsolveError` (exit code 1) at the first stored assembly that is not a solution of the
         puzzle (each must cover the result exactly, colours and groups included)."""
         from ..puzzle.assembly import check_solution
-        from ..puzzle.burrtools import assembly_pieces, parse_xmpuzzle
+        from ..puzzle.burrtools import parse_xmpuzzle
+        from ..puzzle.burrtools_placements import assembly_pieces
 
         bf = parse_xmpuzzle(self.path)
         for k, assembly in builtins.enumerate(bf.problems[self.problem].stored):
@@ -89,7 +90,8 @@ def _stored(bf: BurrFile, problem: int, limit: int = 0, start: int = 0, puzzle: 
             ) -> list[Solution]:
     """The assemblies stored in problem `problem` of a read BurrTools file (`puzzle`: its puzzle, if built)."""
     from ..analysis.trees import format_level
-    from ..puzzle.burrtools import assembly_pieces, puzzle_of, select_problem
+    from ..puzzle.burrtools import puzzle_of, select_problem
+    from ..puzzle.burrtools_placements import assembly_pieces
 
     puzzle = puzzle_of(bf, problem) if puzzle is None else puzzle
     held = select_problem(bf, problem).stored

@@ -277,7 +277,7 @@ def _explained_source(source: PathLike, index: int | None) -> Puzzle | Solution:
     """A path as explain reads it: a solutions file's solution (told by content, as every command tells it:
     `source`), a BurrTools file's stored assembly (with `index`), or a puzzle read without its volume check
     (a built-in name, YAML, BurrTools)."""
-    from ..puzzle.burrtools import stored_solutions
+    from ..puzzle.burrtools_placements import stored_solutions
     from ..puzzle.catalog import is_burrtools
     from ..puzzle.catalog import load as load_cached
 

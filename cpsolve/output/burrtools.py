@@ -5,11 +5,12 @@ follows the file format's description and shares no code with it). Each piece be
 its own tight box, the container becomes the result shape (`+` for optional cells), counts and
 ranges become the problem's parts, colours become constraint colours with the allowed pairs, and
 groups become group numbers, the grid its `gridType`. Solutions are written as assemblies in
-BurrTools' placement convention on the puzzle's grid (the reader's `burr_offsets`: on cubes the shape's
-cell p lands at position + M·p for the transformation M numbered t; each grid numbers its turns its own
-way), so BurrTools shows them; a piece copy that a solution leaves out is written as `x`. On the sphere
-grid cpsolve knows the numbers of the cube's 24 turns only (`puzzle.burrtools.known_rotations`): a
-solution that turns a piece by one of the other 96 is refused in one line.
+BurrTools' placement convention on the puzzle's grid (`puzzle.burrtools_placements.burr_offsets`: on
+cubes the shape's cell p lands at position + M·p for the transformation M numbered t; each grid numbers
+its turns its own way), so BurrTools shows them; a piece copy that a solution leaves out is written as
+`x`. On the sphere grid cpsolve knows the numbers of the cube's 24 turns only
+(`puzzle.burrtools_placements.known_rotations`): a solution that turns a piece by one of the other 96 is
+refused in one line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from ..errors import CpsolveError
 from ..limits import check_drawing
 from ..puzzle.assembly import check_solution
-from ..puzzle.burrtools import burr_offsets, known_rotations
+from ..puzzle.burrtools_placements import burr_offsets, known_rotations
 from ..puzzle.geometry import Cell
 from ..puzzle.grid import GRIDS, Grid
 from ..puzzle.model import Puzzle

@@ -289,7 +289,7 @@ def _sphere_maps() -> tuple[GridMap, ...]:
 
     The order is cpsolve's own (cube turns first, the identity first, the others by matrix): BurrTools
     numbers the same 240 by a list of its own, which cpsolve does not copy (it is GPL). So an assembly a
-    BurrTools file stores is read by its pieces' positions alone (`puzzle.burrtools.sphere_assembly`), and
+    BurrTools file stores is read by its pieces' positions alone (`puzzle.burrtools_placements.sphere_assembly`), and
     cpsolve writes no sphere assemblies."""
     cube = [g.matrix for g in _signed_permutations() if not g.is_reflection]
     r, scale = _turn((1, 1, 1), Fraction(1, 2), Fraction(1, 2))  # cos 60 = 1/2, sin 60 / sqrt 3 = 1/2
