@@ -338,3 +338,49 @@ def test_turning_level_tally_keeps_splits_apart() -> None:
         for level, n in (((1,), 24), ((1, 2), 48), (None, 12), ((12,), 24)):
             tally.add(n, True, level, None if level is None else ".".join(map(str, level)))
     assert json.dumps(plain.as_json()) == json.dumps(turning.as_json())
+
+
+TUNNEL: tuple[Cell, ...] = tuple((x, y, z) for x in range(5) for y in range(3) for z in range(3)
+                                 if not (y == 1 and z == 1 and 1 <= x <= 3))
+"""A closed 5x3x3 box around a tunnel one cube wide (x from 1 to 3, y = z = 1)."""
+
+
+def test_explain_accounts_for_turns_when_stuck_with_them() -> None:
+    """A bead in a closed tunnel: it slides along it (3 states) and nothing comes apart, by slides or by
+    turns. With --rotations, explain says so and accounts for the turns piece by piece: the bead turned
+    alone is free in none of the turns tried (each swings a corner into the tunnel's walls, or lands in
+    them: the walls block it), the box turned alone in none either (its walls sweep through the bead).
+    With a clearance of 1/10 (above (3 - 2 sqrt 2) / 2 = 0.086, where a cube spinning about its own centre
+    line clears the walls of a tunnel of its own width) the bead spins in place about x, and the assembly
+    is still stuck: a spin in place reaches no new state."""
+    from cpsolve.analysis.explain import explain_assembly
+    from cpsolve.analysis.turns import candidate_turns, turn_allowed
+
+    pieces = {"box": TUNNEL, "bead": ((1, 1, 1),)}
+    report = explain_assembly("tunnel", pieces, rotations=True)
+    assert report.case == "stuck"
+    found = report.finding
+    assert found.states == 3 and found.turn_states == 3
+    tried_bead = len(list(candidate_turns([(1, 1, 1)])))
+    tried_box = len(list(candidate_turns(list(TUNNEL))))
+    assert tried_bead == 150
+    assert found.turning == (("box", 0, tried_box, ("bead",)), ("bead", 0, tried_bead, ("box",)))
+    text = "\n".join(found.lines())
+    assert "do not come apart by sliding or turning pieces: slides and quarter turns reach 3 states" in text
+    assert f"bead  0 of {tried_bead} free; blocked by box" in text
+    data = found.as_json()
+    assert data["turn_states"] == 3
+    assert data["turning"][1] == {"piece": "bead", "free": 0, "tried": tried_bead, "blockers": ["box"]}
+
+    loose = explain_assembly("tunnel", pieces, rotations=True, rotation_clearance="1/10").finding
+    assert loose.turn_states == 3
+    bead = dict((p, (free, hit)) for p, free, _, hit in loose.turning)["bead"]
+    assert bead[0] > 0 and bead[1] == ("box",)
+    spins = [t for t in candidate_turns([(1, 1, 1)]) if t.axis == 0 and t.pivot2 == (0, 3, 3)]
+    assert len(spins) == 2
+    assert all(turn_allowed([(1, 1, 1)], TUNNEL, t, Fraction(1, 10)) for t in spins)
+    assert not any(turn_allowed([(1, 1, 1)], TUNNEL, t, Fraction(8, 100)) for t in spins)
+
+    without = explain_assembly("tunnel", pieces).finding
+    assert without.turning is None and "turning" not in without.as_json()
+    assert "sliding pieces: the moves reach 3 states" in "\n".join(without.lines())

@@ -13,7 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cpsolve.analysis import turns
-from cpsolve.analysis.turns import Scene, Turn, blocking, native_available, sweep_hits, sweep_hits_twin, turn_allowed
+from cpsolve.analysis.turns import (
+    Scene,
+    Turn,
+    allowed_turns,
+    allowed_turns_twin,
+    blocking,
+    native_available,
+    sweep_hits,
+    sweep_hits_twin,
+    turn_allowed,
+)
 from cpsolve.puzzle.geometry import ROTATIONS, Cell, Transform
 
 try:
@@ -265,6 +275,43 @@ def test_scene_c_equals_twin(sc: tuple[list[Cell], list[Cell], Turn, Fraction], 
     static_g, _ = _turned_scene(g, static, turn)
     assert [turn_g.cell(x) for x in moving_g] == _turned_scene(g, [turn.cell(x) for x in moving], turn)[0]
     assert (Scene(set(static_g)).blocking(moving_g, turn_g, c) is None) == (got is None)
+
+
+@native
+@settings(max_examples=150, deadline=None)
+@given(scene())
+def test_allowed_turns_c_equals_twin(sc: tuple[list[Cell], list[Cell], Turn, Fraction]) -> None:
+    """A set's whole loop of turns in one C call (`_turns.allowed`) gives the twin's list: the same turns
+    in the same order (axis, pivot, sense); each is allowed by the per-turn test of the twin, and there
+    are no more than the loop's candidates."""
+    moving, static, _, c = sc
+    got = allowed_turns(moving, Scene(set(static)), c)
+    twin = allowed_turns_twin(moving, Scene(set(static), native=False), c)
+    assert got == twin
+    assert all(Scene(set(static), native=False).blocking(moving, t, c) is None for t in got)
+    # per axis: s + 1 corners and s centres along each in-plane side, s = the box's side in cells + 2
+    s = [max(x[k] for x in moving) - min(x[k] for x in moving) + 3 for k in range(3)]
+    candidates = sum(2 * ((s[u] + 1) * (s[v] + 1) + s[u] * s[v]) for u, v in turns.PLANES)
+    assert len(got) <= candidates
+
+
+def test_allowed_turns_by_hand() -> None:
+    """One cube alone turns about every pivot of its grown box in both senses (nothing static): its
+    doubled in-plane box [0, 2] grown by one cell is [-2, 4], with 4 x 4 corners (-2, 0, 2, 4) and 3 x 3
+    centres (-1, 1, 3): 25 pivots, two senses, three axes: 150 turns. A wall of cubes beside it at x = 1
+    forbids the turn about z through its centre (its corners swing out to x = 1.207) and allows the
+    one about x through its centre (it stays within 0 <= x <= 1)."""
+    alone = allowed_turns([(0, 0, 0)], Scene(set()), Fraction(0))
+    assert len(alone) == 150
+    assert alone[0] == Turn(0, (0, -2, -2), 1) and alone[1] == Turn(0, (0, -2, -2), -1)
+    assert alone == allowed_turns_twin([(0, 0, 0)], Scene(set(), native=False), Fraction(0))
+    wall = {(1, y, z) for y in range(-3, 4) for z in range(-3, 4)}
+    got = allowed_turns([(0, 0, 0)], Scene(wall), Fraction(0))
+    assert Turn(0, (0, 1, 1), 1) in got and Turn(0, (0, 1, 1), -1) in got  # about its own centre line
+    assert Turn(2, (1, 1, 0), 1) not in got  # about z through its centre: fine alone ...
+    assert Turn(2, (1, 1, 0), 1) in alone
+    assert all(turns.Scene(wall, native=False).blocking([(0, 0, 0)], t, Fraction(0)) is None for t in got)
+    assert got == allowed_turns_twin([(0, 0, 0)], Scene(wall, native=False), Fraction(0))
 
 
 def test_past_the_bounds_the_twin_answers() -> None:

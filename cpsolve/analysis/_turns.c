@@ -62,7 +62,16 @@
  * `blocking` is the twin's `Scene.blocking` on flat cells: end cells first (the first moving cell, in
  * order, whose turned cell is a static one), then per moving cell in order the static cells of its
  * layer in the order given, the twin's reach filter (doubled radius^2, unscaled) before the sweep. So
- * the first blocking pair is the twin's when the static cells come in the order of its layer lists.
+ * the first blocking pair is the twin's when the static cells come in the order of its layer lists:
+ * the static cells are indexed by layer once per axis (`Layers`: sorted by layer, then input order,
+ * which is that order), so a moving cell meets only its own layer's.
+ *
+ * `allowed` is the twin's `allowed_turns_twin`: for one moving set, every axis, pivot (cell centres and
+ * corners of the set's in-plane box grown by one cell) and sense, in that order, `blocking` for each;
+ * the free turns as a list. It exists because the search asks it for every set of every position, and
+ * a call from Python per turn cost more than the test. One TOO_BIG anywhere makes the whole answer None
+ * (the twin then answers for the set, turn by turn).
+ *
  * Input cells must be in [-COORD, COORD) (else TOO_BIG, as past MAXC). No state is kept between calls
  * (nothing to undo); buffers are the caller's or freed before returning.
  */
@@ -244,19 +253,62 @@ static int in_coord(const int *cells, Py_ssize_t n) {
     return 1;
 }
 
-/* The twin's `Scene.blocking`: FREE, TOO_BIG, or i * n_static + j for moving cell i against static j. */
-static i64 blocking(const int *mov, Py_ssize_t nm, const int *sta, Py_ssize_t ns, int axis, int sense,
-                    i64 pu, i64 pv, i64 num, i64 den) {
-    int u = (axis + 1) % 3, v = (axis + 2) % 3;  /* the plane in cyclic order, as PLANES */
+/* The static cells of one axis's layers: idx holds 0 .. ns - 1 sorted by (cell[axis], index), so the
+ * cells of one layer are a run of idx in input order: the order of the twin's layer lists (`Scene.layers`).
+ * Filled once per call for the axes asked; read only after. */
+typedef struct { const int *sta; Py_ssize_t ns; int axis; Py_ssize_t *idx; } Layers;
+
+static const int *sort_cells;
+static int sort_axis;
+static int by_layer(const void *a, const void *b) {
+    Py_ssize_t i = *(const Py_ssize_t *)a, j = *(const Py_ssize_t *)b;
+    int li = sort_cells[3 * i + sort_axis], lj = sort_cells[3 * j + sort_axis];
+    return li != lj ? (li > lj) - (li < lj) : (i > j) - (i < j);
+}
+
+/* 0, or -1 with MemoryError set. (qsort's comparator reads the two statics above: the GIL is held.) */
+static int make_layers(const int *sta, Py_ssize_t ns, int axis, Layers *L) {
+    L->sta = sta, L->ns = ns, L->axis = axis;
+    L->idx = malloc(sizeof(Py_ssize_t) * (size_t)(ns ? ns : 1));
+    if (L->idx == NULL) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t j = 0; j < ns; j++) L->idx[j] = j;
+    sort_cells = sta, sort_axis = axis;
+    qsort(L->idx, (size_t)ns, sizeof(Py_ssize_t), by_layer);
+    return 0;
+}
+
+/* [*lo, *hi): the run of L->idx in layer `layer` (binary search). */
+static void layer_run(const Layers *L, int layer, Py_ssize_t *lo, Py_ssize_t *hi) {
+    Py_ssize_t a = 0, b = L->ns;
+    while (a < b) {
+        Py_ssize_t m = a + (b - a) / 2;
+        if (L->sta[3 * L->idx[m] + L->axis] < layer) a = m + 1; else b = m;
+    }
+    *lo = a, b = L->ns;
+    while (a < b) {
+        Py_ssize_t m = a + (b - a) / 2;
+        if (L->sta[3 * L->idx[m] + L->axis] <= layer) a = m + 1; else b = m;
+    }
+    *hi = a;
+}
+
+/* The twin's `Scene.blocking`: FREE, TOO_BIG, or i * n_static + j for moving cell i against static j.
+ * L: the static cells' layers along the turn's axis (only a moving cell's own layer can meet it). */
+static i64 blocking(const int *mov, Py_ssize_t nm, const Layers *L, int sense, i64 pu, i64 pv, i64 num,
+                    i64 den) {
+    int axis = L->axis, u = (axis + 1) % 3, v = (axis + 2) % 3;  /* the plane in cyclic order, as PLANES */
+    const int *sta = L->sta;
+    Py_ssize_t ns = L->ns, lo, hi;
     /* end cells: the doubled centre (2c + 1 - p) turned, (u, v) -> (-v, u) (sense +1) or (v, -u) */
     for (Py_ssize_t i = 0; i < nm; i++) {
         const int *c = mov + 3 * i;
         i64 du = 2 * (i64)c[u] + 1 - pu, dv = 2 * (i64)c[v] + 1 - pv;
         i64 eu = sense > 0 ? -dv : dv, ev = sense > 0 ? du : -du;
         i64 end_u = (eu + pu - 1) / 2, end_v = (ev + pv - 1) / 2;  /* eu + pu is odd: exact halving */
-        for (Py_ssize_t j = 0; j < ns; j++) {
-            const int *s = sta + 3 * j;
-            if (s[axis] == c[axis] && s[u] == end_u && s[v] == end_v) return (i64)i * ns + j;
+        layer_run(L, c[axis], &lo, &hi);
+        for (Py_ssize_t k = lo; k < hi; k++) {
+            const int *s = sta + 3 * L->idx[k];
+            if (s[u] == end_u && s[v] == end_v) return (i64)i * ns + L->idx[k];
         }
     }
     for (Py_ssize_t i = 0; i < nm; i++) {
@@ -264,18 +316,57 @@ static i64 blocking(const int *mov, Py_ssize_t nm, const int *sta, Py_ssize_t ns
         i64 au = 2 * (i64)c[u] - pu, av = 2 * (i64)c[v] - pv;
         i64 reach = sq((au < 0 ? -au : au) + 2) + sq((av < 0 ? -av : av) + 2);
         if (sense < 0) av = -av - 2;  /* a negative turn is a positive one mirrored in v */
-        for (Py_ssize_t j = 0; j < ns; j++) {
-            const int *s = sta + 3 * j;
-            if (s[axis] != c[axis]) continue;
+        layer_run(L, c[axis], &lo, &hi);
+        for (Py_ssize_t k = lo; k < hi; k++) {
+            const int *s = sta + 3 * L->idx[k];
             i64 bu = 2 * (i64)s[u] - pu, bv = 2 * (i64)s[v] - pv;
             if (sq(max3(bu, -bu - 2, 0)) + sq(max3(bv, -bv - 2, 0)) >= reach) continue;
             if (sense < 0) bv = -bv - 2;
             int hit = sweep_hits(au, av, bu, bv, num, den);
             if (hit == TOO_BIG) return TOO_BIG;
-            if (hit) return (i64)i * ns + j;
+            if (hit) return (i64)i * ns + L->idx[k];
         }
     }
     return FREE;
+}
+
+/* The twin's `allowed_turns_twin`: every quarter turn of the moving cells that `blocking` allows, in its
+ * order (axis, pivot u, pivot v, sense +1 then -1), pivots over the moving cells' in-plane box grown by
+ * one cell on every side: a new list of (axis, pu, pv, sense), or None when a test passed the bounds
+ * (TOO_BIG: the caller runs the twin for the whole set). */
+static PyObject *allowed(const int *mov, Py_ssize_t nm, const int *sta, Py_ssize_t ns, i64 num, i64 den) {
+    PyObject *out = PyList_New(0);
+    if (out == NULL || nm == 0) return out;
+    for (int axis = 0; axis < 3; axis++) {
+        int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        i64 lo_u = mov[u], hi_u = mov[u], lo_v = mov[v], hi_v = mov[v];
+        for (Py_ssize_t i = 1; i < nm; i++) {
+            i64 cu = mov[3 * i + u], cv = mov[3 * i + v];
+            if (cu < lo_u) lo_u = cu;
+            if (cu > hi_u) hi_u = cu;
+            if (cv < lo_v) lo_v = cv;
+            if (cv > hi_v) hi_v = cv;
+        }
+        Layers L;
+        if (make_layers(sta, ns, axis, &L) < 0) { Py_DECREF(out); return NULL; }
+        for (i64 pu = 2 * lo_u - 2; pu < 2 * hi_u + 5; pu++) {
+            /* pv of pu's parity: both even (a corner) or both odd (a centre) */
+            for (i64 pv = 2 * lo_v - 2 + (pu & 1); pv < 2 * hi_v + 5; pv += 2) {
+                for (int sense = 1; sense >= -1; sense -= 2) {
+                    i64 got = blocking(mov, nm, &L, sense, pu, pv, num, den);
+                    if (got == TOO_BIG) { free(L.idx); Py_DECREF(out); Py_RETURN_NONE; }
+                    if (got != FREE) continue;
+                    PyObject *t = Py_BuildValue("(iLLi)", axis, (long long)pu, (long long)pv, sense);
+                    if (t == NULL || PyList_Append(out, t) < 0) {
+                        Py_XDECREF(t); free(L.idx); Py_DECREF(out); return NULL;
+                    }
+                    Py_DECREF(t);
+                }
+            }
+        }
+        free(L.idx);
+    }
+    return out;
 }
 
 static PyObject *py_sweep_hits(PyObject *self, PyObject *args) {
@@ -289,29 +380,62 @@ static PyObject *py_sweep_hits(PyObject *self, PyObject *args) {
     return PyLong_FromLong(sweep_hits(au, av, bu, bv, num, den));
 }
 
+/* The moving and static cells of a call, read into malloc'd arrays (both freed by the caller on 0; none
+ * left on -1, with an exception set); *inside: every cell within COORD and the clearance within 2^40
+ * (else the answer is TOO_BIG: the twin's). */
+static int read_scene(PyObject *mo, PyObject *so, long long num, long long den, int **mov, Py_ssize_t *nm,
+                      int **sta, Py_ssize_t *ns, int *inside) {
+    *mov = read_cells(mo, nm, "moving");
+    if (*mov == NULL) return -1;
+    *sta = read_cells(so, ns, "static");
+    if (*sta == NULL) { free(*mov); return -1; }
+    long long big = 1LL << 40;
+    *inside = in_coord(*mov, *nm) && in_coord(*sta, *ns) && -big <= num && num <= big && den <= big;
+    return 0;
+}
+
 static PyObject *py_blocking(PyObject *self, PyObject *args) {
     PyObject *mo, *so;
-    int axis, sense;
+    int axis, sense, inside;
     long long pu, pv, num, den;
     if (!PyArg_ParseTuple(args, "OOiiLLLL", &mo, &so, &axis, &sense, &pu, &pv, &num, &den)) return NULL;
     if (axis < 0 || axis > 2 || (sense != 1 && sense != -1) || den <= 0)
         return PyErr_Format(PyExc_ValueError, "not a turn: axis %d, sense %d, clearance denominator %lld",
                             axis, sense, den);
     Py_ssize_t nm, ns;
-    int *mov = read_cells(mo, &nm, "moving");
-    if (mov == NULL) return NULL;
-    int *sta = read_cells(so, &ns, "static");
-    if (sta == NULL) { free(mov); return NULL; }
-    long long big = 1LL << 40;
-    i64 got;
-    if (!in_coord(mov, nm) || !in_coord(sta, ns) || pu < -2 * COORD || pu > 2 * COORD || pv < -2 * COORD ||
-        pv > 2 * COORD || num < -big || num > big || den > big)
-        got = TOO_BIG;
-    else
-        got = blocking(mov, nm, sta, ns, axis, sense, pu, pv, num, den);
+    int *mov, *sta;
+    if (read_scene(mo, so, num, den, &mov, &nm, &sta, &ns, &inside) < 0) return NULL;
+    i64 got = TOO_BIG;
+    if (inside && -2 * COORD <= pu && pu <= 2 * COORD && -2 * COORD <= pv && pv <= 2 * COORD) {
+        Layers L;
+        if (make_layers(sta, ns, axis, &L) < 0) { free(mov); free(sta); return NULL; }
+        got = blocking(mov, nm, &L, sense, pu, pv, num, den);
+        free(L.idx);
+    }
     free(mov);
     free(sta);
     return PyLong_FromLongLong(got);
+}
+
+static PyObject *py_allowed(PyObject *self, PyObject *args) {
+    PyObject *mo, *so;
+    long long num, den;
+    int inside;
+    if (!PyArg_ParseTuple(args, "OOLL", &mo, &so, &num, &den)) return NULL;
+    if (den <= 0) return PyErr_Format(PyExc_ValueError, "clearance denominator %lld is not positive", den);
+    Py_ssize_t nm, ns;
+    int *mov, *sta;
+    if (read_scene(mo, so, num, den, &mov, &nm, &sta, &ns, &inside) < 0) return NULL;
+    PyObject *got;
+    if (inside)
+        got = allowed(mov, nm, sta, ns, num, den);
+    else {
+        Py_INCREF(Py_None);
+        got = Py_None;  /* past the bounds: the twin */
+    }
+    free(mov);
+    free(sta);
+    return got;
 }
 
 static PyMethodDef methods[] = {
@@ -323,6 +447,10 @@ static PyMethodDef methods[] = {
      "blocking(moving, static, axis, sense, pu, pv, num, den) -> FREE, TOO_BIG or i * len(static) + j: flat\n"
      "cells (sequences or bytes of C ints, 3 a cell), the turn's axis, sense and doubled in-plane pivot, the\n"
      "clearance num/den; the first blocking pair as turns.Scene.blocking finds it."},
+    {"allowed", py_allowed, METH_VARARGS,
+     "allowed(moving, static, num, den) -> [(axis, pu, pv, sense), ...] or None past the bounds: every\n"
+     "quarter turn of the moving cells that `blocking` allows, pivots over their in-plane box grown by one\n"
+     "cell, in the order of turns.allowed_turns_twin."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

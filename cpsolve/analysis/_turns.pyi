@@ -17,3 +17,6 @@ def blocking(
     den: int,
     /,
 ) -> int: ...
+def allowed(
+    moving: Sequence[int] | bytes, static: Sequence[int] | bytes, num: int, den: int, /
+) -> list[tuple[int, int, int, int]] | None: ...

@@ -54,7 +54,7 @@ from .disassembly import (
 from .placed import PlacedDisassembler, Placement, Taken
 from .tables import INF, _shapes_for_calls
 from .trees import Disassembly, LevelTally, Move, Separation, Stuck
-from .turns import PLANES, Scene, Turn
+from .turns import Scene, Turn, allowed_turns
 
 if TYPE_CHECKING:
     from ..problem.placements import ExactCoverProblem
@@ -174,19 +174,7 @@ class TurningSearch(_Search):
         for m in movers:
             moving = [c for i, cs in enumerate(cells) if m >> i & 1 for c in cs]
             scene = Scene({c for i, cs in enumerate(cells) if not m >> i & 1 for c in cs}, self.sweep_native)
-            flat = scene.flat_cells(moving)
-            for axis in range(3):
-                u, v = PLANES[axis]
-                lo_u, hi_u = min(c[u] for c in moving), max(c[u] for c in moving)
-                lo_v, hi_v = min(c[v] for c in moving), max(c[v] for c in moving)
-                for pu in range(2 * lo_u - 2, 2 * hi_u + 5):
-                    for pv in range(2 * lo_v - 2 + pu % 2, 2 * hi_v + 5, 2):
-                        p2 = [0, 0, 0]
-                        p2[u], p2[v] = pu, pv
-                        for sense in (1, -1):
-                            turn = Turn(axis, (p2[0], p2[1], p2[2]), sense)
-                            if scene.blocking(moving, turn, self.clearance, flat) is None:
-                                out.append((m, turn))
+            out += [(m, turn) for turn in allowed_turns(moving, scene, self.clearance)]
         return out
 
     def separate_turning(self, part: Sequence[int], start: Sequence[Pose], every: bool) -> list[TurnCandidate] | Stuck:

@@ -55,7 +55,7 @@ from __future__ import annotations
 import functools
 import math
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -164,18 +164,24 @@ class Scene:
     def __init__(self, static: set[Cell], native: bool = True) -> None:
         self.static = static
         self.cells = list(static)
-        self.layers: list[dict[int, list[Cell]]] = []
-        for axis in range(3):
-            layers: dict[int, list[Cell]] = {}
-            for c in self.cells:
-                layers.setdefault(c[axis], []).append(c)
-            self.layers.append(layers)
         self.flat: bytes | None = None
         if native and _turns is not None:
             try:
                 self.flat = array("i", [x for c in self.cells for x in c]).tobytes()
             except OverflowError:  # past a C int: the twin
                 self.flat = None
+
+    @functools.cached_property
+    def layers(self) -> list[dict[int, list[Cell]]]:
+        """Per axis, the static cells of each layer along it, in `cells` order: made when the twin first
+        runs (the C sorts its own)."""
+        out: list[dict[int, list[Cell]]] = []
+        for axis in range(3):
+            layers: dict[int, list[Cell]] = {}
+            for c in self.cells:
+                layers.setdefault(c[axis], []).append(c)
+            out.append(layers)
+        return out
 
     def flat_cells(self, moving: Sequence[Cell]) -> bytes | None:
         """`moving` as the C reads it, made once by a caller that tries many turns of the same cells (the
@@ -239,6 +245,55 @@ class Scene:
                 if sweep_hits_twin(a, b, clearance):
                     return c, s
         return None
+
+
+def allowed_turns(moving: Sequence[Cell], scene: Scene, clearance: Fraction) -> list[Turn]:
+    """Every quarter turn of the `moving` cells that the static cubes of `scene` allow: about each axis,
+    through every pivot on the grid (cell centre or corner in the plane of the turn) within the moving
+    cells' in-plane box grown by one cell on every side, both senses; in the order axis, pivot, sense.
+
+    One call into C (`_turns.allowed`) for the whole loop where it is built and within its bounds: the
+    search asks this for every movable set of every state, and a call per turn cost more in Python
+    than the C's test. Otherwise, or with the scene's `native=False`, the twin."""
+    flat = scene.flat_cells(moving) if moving else None
+    if flat is not None and scene.flat is not None:
+        try:
+            got = _turns.allowed(flat, scene.flat, clearance.numerator, clearance.denominator)
+        except OverflowError:  # the clearance past 64 bits
+            got = None
+        if got is not None:
+            return [Turn(axis, _pivot(axis, pu, pv), sense) for axis, pu, pv, sense in got]
+    return allowed_turns_twin(moving, scene, clearance)
+
+
+def allowed_turns_twin(moving: Sequence[Cell], scene: Scene, clearance: Fraction) -> list[Turn]:
+    """The readable twin of `_turns.allowed`: `allowed_turns` turn by turn, each through `Scene.blocking`
+    (C per turn where built, else its twin)."""
+    flat = scene.flat_cells(moving)
+    return [turn for turn in candidate_turns(moving) if scene.blocking(moving, turn, clearance, flat) is None]
+
+
+def candidate_turns(moving: Sequence[Cell]) -> Iterator[Turn]:
+    """The quarter turns `allowed_turns` tries for these cells, in its order: about each axis, through
+    every cell centre and corner of their in-plane box grown by one cell on every side, both senses."""
+    if not moving:
+        return
+    for axis in range(3):
+        u, v = PLANES[axis]
+        lo_u, hi_u = min(c[u] for c in moving), max(c[u] for c in moving)
+        lo_v, hi_v = min(c[v] for c in moving), max(c[v] for c in moving)
+        for pu in range(2 * lo_u - 2, 2 * hi_u + 5):
+            for pv in range(2 * lo_v - 2 + pu % 2, 2 * hi_v + 5, 2):
+                for sense in (1, -1):
+                    yield Turn(axis, _pivot(axis, pu, pv), sense)
+
+
+def _pivot(axis: int, pu: int, pv: int) -> Cell:
+    """The doubled pivot of a turn about `axis` from its two in-plane coordinates (axis coordinate 0)."""
+    p2 = [0, 0, 0]
+    u, v = PLANES[axis]
+    p2[u], p2[v] = pu, pv
+    return (p2[0], p2[1], p2[2])
 
 
 def sweep_hits(a2: tuple[int, int], b2: tuple[int, int], clearance: Rational = 0, native: bool = True) -> bool:

@@ -344,19 +344,21 @@ def explain_assembly(name: str, pieces: Mapping[str, Sequence[Cell]], groups: Se
                      timeout: float | None = None, max_states: int | None = None, rotations: bool = False,
                      rotation_clearance: float | str = 0) -> Report:
     """Why an assembly (label -> cells) does not come apart, or that it does. With `rotations`, whether it
-    comes apart is decided with quarter turns too (and so is each removal that lets the rest come apart);
-    what blocks what, and how far the slides open it, are the slides' (`explain_stuck`)."""
+    comes apart is decided with quarter turns too (and so is each removal that lets the rest come apart),
+    and a stuck one has the turns at its start accounted for piece by piece besides the slides (what
+    blocks what); how far the slides open it stays the slides' (`explain_stuck`)."""
     from ..disassembly import TooManyStates, disassemble
     from .stuck import explain_stuck
 
     began = time.perf_counter()
     deadline = _deadline(timeout)
+    turned = None
     try:
         if rotations:
             from ..turning import disassemble_turning
 
-            result = disassemble_turning(pieces, groups, max_states, rotation_clearance=rotation_clearance)
-            if result.separation is None:  # what blocks what: the slides' account
+            result = turned = disassemble_turning(pieces, groups, max_states, rotation_clearance=rotation_clearance)
+            if result.separation is None:  # the states slides alone reach, and what blocks what
                 result = disassemble(pieces, groups, max_states=max_states)
         else:
             result = disassemble(pieces, groups, max_states=max_states)
@@ -364,7 +366,7 @@ def explain_assembly(name: str, pieces: Mapping[str, Sequence[Cell]], groups: Se
             finding: Finding = ComesApart(result.level_text() or "", result.separation.total_moves(),
                                           tuple((k, tuple(v)) for k, v in pieces.items()))
             return Report(name, "comes-apart", finding, ("disassembly",), time.perf_counter() - began)
-        finding = explain_stuck(pieces, result, groups, max_states, deadline, rotations, rotation_clearance)
+        finding = explain_stuck(pieces, result, groups, max_states, deadline, rotations, rotation_clearance, turned)
     except TooManyStates as exc:
         raise CpsolveError(str(exc), where=name, field="max_states", exit_code=1) from None
     return Report(name, "stuck", finding, ("disassembly", "states", "removal"), time.perf_counter() - began)

@@ -4,7 +4,9 @@ From the disassembler's own search (`analysis/disassembly.py`): the part that no
 splits, and where it started. Then, for that part:
 
 - **blocking**: for each piece and direction, the pieces it runs into when it alone moves one step
-  (a test checks each one geometrically: the moved piece overlaps the blocker);
+  (a test checks each one geometrically: the moved piece overlaps the blocker); with quarter turns
+  also, for each piece, how many of the quarter turns the search tries for it alone are free at the
+  start, and which pieces stop the others (the owner of the first static cube each turn meets);
 - **states**: every position the moves reach, and the most open one (the most piece-and-direction
   pairs free to take a step; then the farthest from the start);
 - **locked groups**: pieces whose relative position is the same in every state reached: they move
@@ -22,10 +24,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...puzzle.geometry import Cell
-from ..disassembly import TooManyStates, disassemble, explore
+from ..disassembly import TooManyStates, check_rotations, disassemble, explore
 from ..tables import DIRECTION_NAMES, DIRECTIONS
 from ..trees import Disassembly
 from ..turning import disassemble_turning
+from ..turns import Scene, candidate_turns
 
 MAX_REMOVED = 3
 """Sets of at most this many pieces are tried for the smallest removal."""
@@ -61,6 +64,12 @@ class Blocked:
     """Every set up to the size found (or MAX_REMOVED) was tried."""
     separated: tuple[str, ...] = ()
     """Pieces an earlier separation took away before this part got stuck."""
+    turning: tuple[tuple[str, int, int, tuple[str, ...]], ...] | None = None
+    """With quarter turns: (piece, turns free, turns tried, the pieces the others run into) at the start,
+    each piece turned alone (`turn_blocking`); None when turns were not asked for."""
+    turn_states: int = 0
+    """With quarter turns: the states the search with slides and turns reached (`states` counts the
+    slides' alone, as `open_state` and `locked` do)."""
 
     @property
     def size(self) -> int:
@@ -77,14 +86,25 @@ class Blocked:
                        f"then {' '.join(self.pieces)} are stuck.")
         states = f"{self.states} state{'s' if self.states != 1 else ''}"
         moves = f"{self.deepest} move{'s' if self.deepest != 1 else ''}"
-        out.append(f"{' '.join(self.pieces)} do not come apart by sliding pieces: the moves reach {states} (at most "
-                   f"{moves} from the start), and in none can a part slide out.")
+        if self.turning is None:
+            out.append(f"{' '.join(self.pieces)} do not come apart by sliding pieces: the moves reach {states} (at "
+                       f"most {moves} from the start), and in none can a part slide out.")
+        else:
+            turned = f"{self.turn_states} state{'s' if self.turn_states != 1 else ''}"
+            out.append(f"{' '.join(self.pieces)} do not come apart by sliding or turning pieces: slides and quarter "
+                       f"turns reach {turned}, and in none can a part slide out. Slides alone reach {states} (at most "
+                       f"{moves} from the start).")
         out.append("Blocking at the start (a piece moved alone one step runs into):")
         by_piece: dict[str, list[str]] = {}
         for piece, d, hit in self.blocking:
             by_piece.setdefault(piece, []).append(f"{d} {','.join(hit) if hit else 'free'}")
         width = max(len(p) for p in by_piece)
         out += [f"  {p.ljust(width)}  {'  '.join(v)}" for p, v in by_piece.items()]
+        if self.turning is not None:
+            out.append("Turning at the start (a piece turned alone a quarter turn about a line through it or beside "
+                       "it: free turns of those tried; the others run into):")
+            out += [f"  {p.ljust(width)}  {free} of {tried} free" + (f"; blocked by {','.join(hit)}" if hit else "")
+                    for p, free, tried, hit in self.turning]
         if self.open_moves:
             out.append(f"Most open state: {self.open_moves} move{'s' if self.open_moves != 1 else ''} from the start, "
                        f"{self.open_free} free piece-and-direction steps (the start has {self.start_free}).")
@@ -113,6 +133,10 @@ class Blocked:
             "removal": [{"pieces": list(s), "level": lv} for s, lv in zip(self.removal, self.removal_levels,
                                                                           strict=True)],
             "removal_complete": self.removal_complete,
+            **({} if self.turning is None else {
+                "turn_states": self.turn_states,
+                "turning": [{"piece": p, "free": free, "tried": tried, "blockers": list(hit)}
+                            for p, free, tried, hit in self.turning]}),
         }
 
 
@@ -131,14 +155,41 @@ def blocking(pieces: Mapping[str, Sequence[Cell]]) -> tuple[tuple[str, str, tupl
     return tuple(out)
 
 
+def turn_blocking(pieces: Mapping[str, Sequence[Cell]], rotation_clearance: float | str = 0
+                  ) -> tuple[tuple[str, int, int, tuple[str, ...]], ...]:
+    """For each piece turned alone, the turns the search would try for it (`turns.candidate_turns`): how
+    many are free, how many were tried, and the pieces the others run into (the owner of the static
+    cube each blocked turn meets first, end cells before sweeps), in the pieces' order."""
+    clearance = check_rotations(True, rotation_clearance)
+    owner = {c: k for k, cells in pieces.items() for c in cells}
+    out = []
+    for name, cells in pieces.items():
+        moving = list(cells)
+        scene = Scene({c for c in owner if owner[c] != name})
+        flat = scene.flat_cells(moving)
+        free = tried = 0
+        hit: set[str] = set()
+        for turn in candidate_turns(moving):
+            tried += 1
+            got = scene.blocking(moving, turn, clearance, flat)
+            if got is None:
+                free += 1
+            else:
+                hit.add(owner[got[1]])
+        out.append((name, free, tried, tuple(k for k in pieces if k in hit)))
+    return tuple(out)
+
+
 def free_steps(pieces: Mapping[str, Sequence[Cell]]) -> int:
     return sum(1 for _, _, hit in blocking(pieces) if not hit)
 
 
 def explain_stuck(pieces: Mapping[str, Sequence[Cell]], result: Disassembly, groups: Sequence[frozenset[str]] = (),
                   max_states: int | None = None, deadline: float | None = None, rotations: bool = False,
-                  rotation_clearance: float | str = 0) -> Blocked:
-    """Explain `result`, the disassembly of `pieces` (label -> assembled cells), which must be stuck."""
+                  rotation_clearance: float | str = 0, turned: Disassembly | None = None) -> Blocked:
+    """Explain `result`, the disassembly of `pieces` (label -> assembled cells) by slides, which must be
+    stuck; with `rotations`, `turned` is the stuck search with turns too (its states are counted, and
+    the turns at the start are accounted for piece by piece)."""
     stuck = result.stuck
     assert stuck is not None and result.separation is None
     part = list(stuck.pieces)
@@ -159,9 +210,12 @@ def explain_stuck(pieces: Mapping[str, Sequence[Cell]], result: Disassembly, gro
             best, best_state = (free, spread, i), here
     open_moves = states[best[2]][1]
     removal, levels, complete = smallest_removal(start, groups, max_states, deadline, rotations, rotation_clearance)
+    turning = turn_blocking(start, rotation_clearance) if rotations else None
+    turn_states = turned.stuck.states if turned is not None and turned.stuck is not None else 0
     return Blocked(tuple(part), tuple((k, start[k]) for k in part), blocking(start), len(states),
-                 max(d for _, d in states), tuple((k, best_state[k]) for k in part), open_moves, best[0], start_free,
-                 stuck.locked, removal, levels, complete, tuple(k for k in pieces if k not in offsets))
+                   max(d for _, d in states), tuple((k, best_state[k]) for k in part), open_moves, best[0], start_free,
+                   stuck.locked, removal, levels, complete, tuple(k for k in pieces if k not in offsets), turning,
+                   turn_states)
 
 
 def smallest_removal(pieces: Mapping[str, Sequence[Cell]], groups: Sequence[frozenset[str]] = (),
