@@ -4,7 +4,8 @@
 
 It fetches nothing. DIR is a folder of `.xmpuzzle` files (the public files of docs/disassembly-speed.md:
 github.com/aaron-siegel/puzzlecad and github.com/kgeusens/burr-data-go); the library's burrs
-(`six-piece-burr`, `cutler-burr-305`) and the turning lock of benchmarks/puzzles are always measured.
+(`six-piece-burr`, `cutler-burr-305`) and the turning lock and the twist cube of benchmarks/puzzles are
+always measured.
 
 For each puzzle, its solution classes as the enumeration finds them, until `--seconds` have gone on the
 puzzle: each is taken apart by slides (the C search, as `enumerate --disassemble`), and each that is
@@ -127,7 +128,8 @@ def main() -> None:
     args = parser.parse_args()
     puzzles: list[tuple[str, cpsolve.Puzzle]] = [
         (n, cpsolve.load(n)) for n in ("six-piece-burr", "cutler-burr-305")]
-    puzzles.append(("turning-lock", cpsolve.load(str(ROOT / "benchmarks" / "puzzles" / "turning-lock.yaml"))))
+    for made in ("turning-lock", "twist-cube"):
+        puzzles.append((made, cpsolve.load(str(ROOT / "benchmarks" / "puzzles" / f"{made}.yaml"))))
     for folder in args.files:
         for path in sorted(folder.glob("*.xmpuzzle")):
             try:

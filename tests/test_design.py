@@ -532,3 +532,75 @@ def test_design_unique_holes_refused_on_tetra_octa() -> None:
 
     with pytest.raises(CpsolveError, match="holes are not searched on the tetra-octa grid"):
         unique.suggest_changes(puzzle_from_yaml(TETRA_SPARE), "hole")
+
+
+# --------------------------------------------------------------------- design pieces: by level
+
+TWIST = PUZZLES / "twist-cube.yaml"
+"""Four pieces that fill a 3x3x3 box in one way only and do not come apart by slides: after B and C slide
+out together, they are locked; a quarter turn of C opens them (level 1.1R1 with turns)."""
+
+
+def test_design_pieces_by_level_with_and_without_turns(tmp_path: Path) -> None:
+    """`design pieces --min-level`: the twist cube's set packs the box in one way, but its class does not
+    come apart by slides: below the level, its line says "stuck"; with --rotations it comes apart at
+    1.1R1 (the disassembler's own level of the puzzle file) and is kept, written as a puzzle file that
+    says how it was made; asked for 1R2 (3 moves before the first part comes free) it is below again,
+    since 1.1R1 takes 1. Without a level nothing changes: unique, no level in the line."""
+    def run(*extra: str) -> tuple[dict[str, object], dict[str, object]]:
+        out = tmp_path / "d.jsonl"
+        proc = run_cli("design", "pieces", "--box", "3x3x3", "--pool-file", str(TWIST), "-o", str(out), "--json",
+                       "-q", "-w", "1", *extra)
+        assert proc.returncode == 0, proc.stderr
+        (line,) = [json.loads(x) for x in out.read_text().splitlines()]
+        return json.loads(proc.stdout), line
+
+    summary, line = run()
+    assert summary["unique"] == 1 and "below_level" not in summary and "level" not in line
+    assert (line["total"], line["unique_symmetry"]) == (24, 1)
+    summary, line = run("--min-level", "1")
+    assert (summary["unique"], summary["below_level"]) == (0, 1)
+    assert line["status"] == "below-level" and line["level"] == "stuck"
+    folder = tmp_path / "p"
+    summary, line = run("--min-level", "1", "--rotations", "--puzzles", str(folder))
+    assert (summary["unique"], summary["below_level"], summary["puzzle_files"]) == (1, 0, 1)
+    assert line["status"] == "unique" and line["level"] == "1.1R1"
+    (made,) = folder.iterdir()
+    assert "--min-level 1 --rotations" in made.read_text()
+    got = run_cli("disassemble", str(made), "--rotations", "--json")
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)["level"] == "1.1R1"
+    summary, line = run("--min-level", "1R2", "--rotations")
+    assert line["status"] == "below-level" and line["level"] == "1.1R1"
+
+
+def test_design_pieces_level_at_one_keeps_every_unique_design(tmp_path: Path) -> None:
+    """On a thin box every unique design comes apart at once: --min-level 1 keeps the same designs as no
+    level (each line at level 1), --min-level 2 moves every one of them below the level."""
+    def rows(*extra: str) -> list[dict[str, object]]:
+        out = tmp_path / "d.jsonl"
+        proc = run_cli("design", "pieces", "--box", "2x2x3", "-o", str(out), "-q", "-w", "1", *extra)
+        assert proc.returncode == 0, proc.stderr
+        return [json.loads(x) for x in out.read_text().splitlines()]
+
+    plain = [r for r in rows() if r["status"] == "unique"]
+    assert len(plain) == 5
+    at_one = rows("--min-level", "1")
+    assert [r["pieces"] for r in at_one if r["status"] == "unique"] == [r["pieces"] for r in plain]
+    assert all(r["level"] == "1" for r in at_one if r["status"] == "unique")
+    at_two = rows("--min-level", "2")
+    assert not any(r["status"] == "unique" for r in at_two)
+    assert [r["pieces"] for r in at_two if r["status"] == "below-level"] == [r["pieces"] for r in plain]
+
+
+@pytest.mark.parametrize("args, start", [
+    (("--min-level", "x"), "cpsolve: error: --min-level: a level is written like"),
+    (("--rotations",), "cpsolve: error: --rotations: quarter turns count only towards a level"),
+    (("--min-level", "1", "--rotation-clearance", "0.1"), "cpsolve: error: --rotation-clearance: "),
+    (("--min-level", "1", "--pool", "square-balls-2"), "cpsolve: error: --min-level: BurrTools has no disassembler"),
+    (("--min-level", "1", "--pool", "triamonds", "--rotations"), "cpsolve: error: --rotations: quarter turns are"),
+])
+def test_design_pieces_level_options_bad_input_is_one_line(args: tuple[str, ...], start: str) -> None:
+    proc = run_cli("design", "pieces", "--box", "2x2x2", *args)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(start) and proc.stderr.strip().count("\n") == 0

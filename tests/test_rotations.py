@@ -384,3 +384,23 @@ def test_explain_accounts_for_turns_when_stuck_with_them() -> None:
     without = explain_assembly("tunnel", pieces).finding
     assert without.turning is None and "turning" not in without.as_json()
     assert "sliding pieces: the moves reach 3 states" in "\n".join(without.lines())
+
+
+def test_twist_cube_needs_a_turn() -> None:
+    """benchmarks/puzzles/twist-cube.yaml, four pieces in a 3x3x3 box (one assembly up to symmetry): by
+    slides B and C come out together and are then stuck, locked to each other; with turns C turns a
+    quarter about a line parallel to y, and B slides away: level 1.1R1, every move replayed on the
+    cells without two pieces ever sharing one."""
+    import cpsolve
+
+    puzzle = cpsolve.load(str(REPO / "benchmarks" / "puzzles" / "twist-cube.yaml"))
+    (solution,) = list(cpsolve.enumerate(puzzle))
+    pieces = {k: tuple(v) for k, v in solution.pieces.items()}
+    slid = disassemble(pieces)
+    assert slid.separation is None and slid.stuck is not None
+    assert set(slid.stuck.pieces) == {"B", "C"} and slid.stuck.locked == (("B", "C"),)
+    turned = disassemble_turning(pieces)
+    assert turned.level_text() == "1.1R1"
+    replay(pieces, turned)
+    turns = [m.turn for s in turned.separation.steps() for m in s.moves if m.turn is not None]  # type: ignore[union-attr]
+    assert len(turns) == 1 and turns[0].axis == 1

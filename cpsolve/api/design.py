@@ -18,7 +18,7 @@ from ..puzzle.model import Puzzle
 from .common import PathLike
 
 if TYPE_CHECKING:
-    pass
+    from ..analysis.design.pieces import LevelRule
 
 
 def design_snakes(box: str = "3x3x3", *, out: PathLike | None = None, puzzles: PathLike | None = None,
@@ -105,14 +105,18 @@ def design_snakes(box: str = "3x3x3", *, out: PathLike | None = None, puzzles: P
 def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes", *, copies: int = 1,
                   backend: str = "auto", out: PathLike | None = None, puzzles: PathLike | None = None,
                   max_files: int = 20, timeout: float | None = None, workers: int = 1,
-                  progress: Callable[[str], object] | None = None) -> dict[str, object]:
+                  progress: Callable[[str], object] | None = None, min_level: str | None = None,
+                  rotations: bool = False, rotation_clearance: float | str = 0) -> dict[str, object]:
     """Piece sets from a pool that fill a box (or each of several, "3x3x3,2x2x5") in exactly one way
     (`cpsolve design pieces`). `pool` names pools (monocubes, dicubes, tricubes, tetracubes, pentacubes,
     pentominoes on cubes; moniamonds to heptiamonds on prisms; square-balls-N and triangular-balls-N, N = 1 to
     5, on spheres: `analysis.design.pieces.POOLS`) or is a puzzle whose pieces make the pool; the box holds
     the cells of the pool's grid. One JSON line per candidate set in
     `out` (default `pieces.design.jsonl`), the unique ones as puzzle files in `puzzles`; `timeout` is
-    per candidate. Returns the summary (`--json`).
+    per candidate. With `min_level` ("2", "1.2", with turns "1R1"), each unique design is taken apart too
+    (by slides; with quarter turns as well when `rotations`, each cube shrunk by `rotation_clearance` in
+    the turn test) and kept only at that level or above: the others count as "below_level" (its JSON line
+    gives the level, or "stuck"). Returns the summary (`--json`).
 
     >>> import tempfile, pathlib
     >>> found = cpsolve.design_pieces("2x2x3", out=pathlib.Path(tempfile.mkdtemp()) / "sets.jsonl")
@@ -128,27 +132,31 @@ def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes"
     else:
         shapes, grid = {p.name: p.shape for p in pool.pieces}, pool.grid
     design.check_limits(boxes, shapes, grid)
+    levels = _level_rule(min_level, rotations, rotation_clearance, grid)
     pool_text = pool if isinstance(pool, str) else pool.origin or pool.name
     path = Path(out) if out is not None else Path("pieces.design.jsonl")
     folder = None if puzzles is None else Path(puzzles)
     inputs = [] if isinstance(pool, str) or not pool.origin else [(Path(pool.origin), "the pool's puzzle file")]
     check_destination(path, inputs)
     start = time.perf_counter()
-    counts: dict[str, int] = {"candidates": 0, "unique": 0, "several": 0, "none": 0, "pruned": 0, "timeout": 0}
+    counts: dict[str, int] = {"candidates": 0, "unique": 0, "several": 0, "none": 0, "pruned": 0, "timeout": 0,
+                              **({} if levels is None else {"below_level": 0})}
     first_unique: float | None = None
     written = 0
     sink = LineFile(path)  # emptied when the first candidate is judged, not before
     try:
         for verdict in design.search(design.jobs(boxes, shapes, copies, grid=grid), shapes, backend=backend,
-                                     workers=workers, timeout=timeout, grid=grid):
+                                     workers=workers, timeout=timeout, grid=grid, levels=levels):
             counts["candidates"] += 1
-            counts[verdict.status] += 1
+            counts[verdict.status.replace("-", "_")] += 1
             sink.write(json.dumps(verdict.as_json()) + "\n")
             if verdict.status == "unique":
                 first_unique = first_unique or time.perf_counter() - start
                 if folder is not None and written < max_files:
                     name = f"unique-{'x'.join(map(str, verdict.box))}-{counts['unique']}"
                     source = f"cpsolve design pieces --box {box} --pool {pool_text} --copies {copies}"
+                    if min_level is not None:
+                        source += f" --min-level {min_level}" + (" --rotations" if rotations else "")
                     _write_puzzle_file(folder, f"{name}.yaml", design.puzzle_text(verdict, shapes, name, source, grid),
                                        [*inputs, (path, "the --out file")])
                     written += 1
@@ -165,6 +173,29 @@ def design_pieces(box: str = "3x3x3", pool: str | Puzzle = "tricubes,tetracubes"
         "first_unique_seconds": None if first_unique is None else round(first_unique, 3),
         "file": str(path), "puzzle_files": written,
     }
+
+
+def _level_rule(min_level: str | None, rotations: bool, rotation_clearance: float | str,
+                grid: str) -> LevelRule | None:
+    """`design_pieces`' level options, checked (one-line errors naming the option); None without a level."""
+    from ..analysis.design import pieces as design
+    from ..analysis.disassembly import check_grid, check_rotations
+    from ..analysis.trees import parse_level
+
+    clearance = check_rotations(rotations, rotation_clearance, grid)
+    if min_level is None:
+        if rotations:
+            raise CpsolveError("quarter turns count only towards a level: give --min-level too", field="rotations")
+        return None
+    try:
+        minimum = parse_level(min_level)
+    except ValueError as exc:
+        raise CpsolveError(str(exc), field="min_level") from None
+    try:
+        check_grid(grid)
+    except CpsolveError as exc:  # the level asked for is what cannot be had on this grid
+        raise CpsolveError(exc.message, field="min_level") from None
+    return design.LevelRule(minimum, rotations, clearance)
 
 
 @dataclass(frozen=True)

@@ -300,10 +300,10 @@ class _Disassembling:
         try:
             check_grid(puzzle.grid)
             check_pieces(puzzle.n_pieces)
-            self.clearance = check_rotations(rotations, rotation_clearance, puzzle.grid)
-            self.rotations = rotations
         except CpsolveError as exc:
             raise exc.located(puzzle.origin or puzzle.name) from None
+        self.clearance = check_rotations(rotations, rotation_clearance, puzzle.grid)  # the options': not located
+        self.rotations = rotations
         try:
             self.min_level = None if min_level is None else parse_level(min_level)
         except ValueError as exc:

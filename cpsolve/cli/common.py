@@ -141,7 +141,8 @@ OPTION_NAMES = {"backend": "--backend", "backends": "--backends", "encoding": "-
                 "min_level": "--min-level", "disassemble": "--disassemble", "max_states": "--max-states",
                 "problem": "--problem", "index": "--index", "id": "--id", "probes": "--probes",
                 "guarantee": "--guarantee", "journal": "--journal", "walks": "--walks", "precision": "--precision",
-                "seconds": "--walk-seconds", "walk_seconds": "--walk-seconds"}
+                "seconds": "--walk-seconds", "walk_seconds": "--walk-seconds", "rotations": "--rotations",
+                "rotation_clearance": "--rotation-clearance"}
 """Core errors name a concept; on the command line it is the option that sets it."""
 
 

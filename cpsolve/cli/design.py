@@ -11,7 +11,18 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import BackendOpt, ModelArg, ProblemOpt, WorkersOpt, _check_timeout, app, default_workers, puzzle_of
+from .common import (
+    BackendOpt,
+    ClearanceOpt,
+    ModelArg,
+    ProblemOpt,
+    RotationsOpt,
+    WorkersOpt,
+    _check_timeout,
+    app,
+    default_workers,
+    puzzle_of,
+)
 
 design_app = typer.Typer(help="Design puzzles with exactly one solution: snake cubes, piece sets, pieces to fix.",
                          no_args_is_help=True, rich_markup_mode=None)
@@ -106,6 +117,11 @@ def design_pieces(
     timeout: Annotated[float | None, typer.Option(help="Per candidate, in seconds.",
                                                   callback=lambda v: _check_timeout(v))] = None,
     workers: WorkersOpt = None,
+    min_level: Annotated[str | None, typer.Option(
+        help="Keep only unique designs whose solution comes apart at this level or above (2, 1.2, 1R1 with "
+             "--rotations); the others count as below level.")] = None,
+    rotations: RotationsOpt = False,
+    rotation_clearance: ClearanceOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
@@ -122,7 +138,8 @@ def design_pieces(
         pooled = puzzle_of(str(pool_file), None, "--pool-file") if pool_file else pool
         summary = api.design_pieces(box, pooled, copies=copies, backend=backend, out=out, puzzles=puzzles,
                                     max_files=max_files, timeout=timeout, workers=workers or default_workers(),
-                                    progress=show)
+                                    progress=show, min_level=min_level, rotations=rotations,
+                                    rotation_clearance=rotation_clearance or 0)
     finally:
         show.close()
     _echo_summary(summary, as_json)

@@ -5,6 +5,11 @@ settled long before a full enumeration: the search stops at the second solution 
 rotation and reflection, `enumerate_classes(limit=2)`) on the dlx engine, so a candidate costs about
 as much as finding two solutions. Before any search a candidate is dropped when one of its pieces
 fits nowhere in the box (the "obvious impossibility" check; the volume is matched by construction).
+
+With a minimum level (`LevelRule`, `design pieces --min-level`), a unique design's one solution class
+is also taken apart (by slides, the C disassembler; with turns when asked), and a design whose class
+does not come apart, or comes apart below the level, is "below-level": a designer who wants an
+interlocking puzzle keeps only those that need that many moves.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import partial
+from typing import TYPE_CHECKING
 
 from ...errors import CpsolveError
 from ...limits import check, placements_bound
@@ -23,6 +30,10 @@ from ...puzzle.grid import GRIDS
 from ...puzzle.model import Piece, Puzzle
 from ...puzzle.writer import Line, LineMap
 from ...puzzle.writer import puzzle_text as write_puzzle
+
+if TYPE_CHECKING:
+    from ...problem.placements import ExactCoverProblem
+    from ...search.result import SolutionClass
 
 
 def polycubes(size: int) -> tuple[Shape, ...]:
@@ -206,23 +217,38 @@ def check_limits(boxes: Sequence[tuple[int, int, int]], pool: dict[str, Shape], 
 
 
 @dataclass(frozen=True)
+class LevelRule:
+    """The level a unique design must reach (`design pieces --min-level`): its one solution class taken
+    apart, by slides, or with quarter turns too (`rotations`, each cube shrunk by `clearance` in the
+    sweep test)."""
+
+    minimum: tuple[int, ...]
+    """`disassembly.parse_level` of the level asked: moves per figure, turns counted as moves."""
+    rotations: bool = False
+    clearance: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True)
 class Verdict:
     """What the search says about one candidate."""
 
     box: tuple[int, int, int]
     pieces: tuple[tuple[str, int], ...]
     status: str
-    """'unique', 'several' (stopped at the second class), 'none', 'pruned' (a piece fits nowhere)
-    or 'timeout'."""
+    """'unique', 'several' (stopped at the second class), 'none', 'pruned' (a piece fits nowhere),
+    'timeout', or with a `LevelRule` 'below-level' (unique, but stuck or below the level)."""
     seconds: float
     counts: tuple[int, int, int] | None = None
     """(total, up to rotation, up to symmetry) when the search ran to the end (status unique/none)."""
+    level: str | None = None
+    """With a `LevelRule`, a unique design's level ('stuck' when it does not come apart)."""
 
     def as_json(self) -> dict[str, object]:
         return {"box": "x".join(map(str, self.box)), "pieces": dict(self.pieces), "status": self.status,
                 "seconds": round(self.seconds, 4),
                 **({} if self.counts is None else dict(zip(("total", "unique_rotation", "unique_symmetry"),
-                                                           self.counts, strict=True)))}
+                                                           self.counts, strict=True))),
+                **({} if self.level is None else {"level": self.level})}
 
 
 def puzzle_of(box: tuple[int, int, int], pieces: Sequence[tuple[str, int]], pool: dict[str, Shape],
@@ -232,8 +258,10 @@ def puzzle_of(box: tuple[int, int, int], pieces: Sequence[tuple[str, int]], pool
 
 
 def judge(box: tuple[int, int, int], pieces: Sequence[tuple[str, int]], pool: dict[str, Shape],
-          backend: str = "auto", timeout: float | None = None, grid: str = "cubes") -> Verdict:
-    """Unique, several or none: the search stops at the second solution class."""
+          backend: str = "auto", timeout: float | None = None, grid: str = "cubes",
+          levels: LevelRule | None = None) -> Verdict:
+    """Unique, several or none: the search stops at the second solution class. With `levels`, a unique
+    design's class is taken apart too: below the level (or stuck), 'below-level'."""
     from ...search.backends import Status, for_problem
     from ...search.enumeration import enumerate_classes, prepare
     from ...search.settings import RunSettings
@@ -242,16 +270,40 @@ def judge(box: tuple[int, int, int], pieces: Sequence[tuple[str, int]], pool: di
     if not all(fits(pool[n], box, grid) for n, _ in pieces):
         return Verdict(box, tuple(pieces), "pruned", time.perf_counter() - start)
     prepared = prepare(puzzle_of(box, pieces, pool, grid=grid))
-    result = enumerate_classes(prepared, RunSettings(for_problem(backend, prepared.problem), limit=2, timeout=timeout))
+    found: list[SolutionClass] = []
+    result = enumerate_classes(prepared, RunSettings(for_problem(backend, prepared.problem), limit=2, timeout=timeout),
+                               on_class=found.append if levels is not None else None)
     c = result.counts()
     counts = (c["total"], c["unique_rotation"], c["unique_symmetry"])
+    level = None
     if result.status is Status.TIMEOUT:
         status, counts_kept = "timeout", None
     elif result.status is Status.STOPPED or c["unique_symmetry"] >= 2:
         status, counts_kept = "several", None
     else:
         status, counts_kept = ("unique" if c["unique_symmetry"] == 1 else "none"), counts
-    return Verdict(box, tuple(pieces), status, time.perf_counter() - start, counts_kept)
+        if status == "unique" and levels is not None:
+            reached, level = _level_of(prepared.problem, found[0], levels, grid)
+            if reached is None or reached < levels.minimum:
+                status = "below-level"
+    return Verdict(box, tuple(pieces), status, time.perf_counter() - start, counts_kept, level)
+
+
+def _level_of(problem: ExactCoverProblem, cls: SolutionClass, levels: LevelRule,
+              grid: str) -> tuple[tuple[int, ...] | None, str]:
+    """The class taken apart as `enumerate --disassemble` takes classes apart: its level (None: stuck) and
+    the level's text ('stuck')."""
+    from ..placed import PlacedDisassembler
+
+    disassembler: PlacedDisassembler
+    if levels.rotations:
+        from ..turning import TurningPlacedDisassembler
+
+        disassembler = TurningPlacedDisassembler(problem, grid=grid, rotation_clearance=levels.clearance)
+    else:
+        disassembler = PlacedDisassembler(problem, grid=grid)
+    reached, text, _ = disassembler.take_apart([cls.placements])[0]
+    return reached, text if reached is not None and text is not None else "stuck"
 
 
 @dataclass(frozen=True)
@@ -268,21 +320,21 @@ def jobs(boxes: Sequence[tuple[int, int, int]], pool: dict[str, Shape], copies: 
 
 
 def search(work: Iterable[Job], pool: dict[str, Shape], *, backend: str = "auto", workers: int = 1,
-           timeout: float | None = None, grid: str = "cubes") -> Iterator[Verdict]:
+           timeout: float | None = None, grid: str = "cubes", levels: LevelRule | None = None) -> Iterator[Verdict]:
     """Judge every candidate, in order; with workers > 1 in a forked process pool."""
     if workers <= 1:
         for job in work:
-            yield judge(job.box, job.pieces, pool, backend, timeout, grid)
+            yield judge(job.box, job.pieces, pool, backend, timeout, grid, levels)
         return
     from ...search.pool import forked_pool
 
     with forked_pool(workers) as pool_:
-        args = ((job.box, job.pieces, pool, backend, timeout, grid) for job in work)
+        args = ((job.box, job.pieces, pool, backend, timeout, grid, levels) for job in work)
         yield from pool_.imap(_judge_args, args)
 
 
 def _judge_args(args: tuple[tuple[int, int, int], tuple[tuple[str, int], ...], dict[str, Shape], str,
-                            float | None, str]) -> Verdict:
+                            float | None, str, LevelRule | None]) -> Verdict:
     return judge(*args)
 
 
