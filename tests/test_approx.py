@@ -179,6 +179,7 @@ def test_sampled_assemblies_are_solutions_of_their_class():
         assert s.index == first[s.id]
 
 
+@pytest.mark.slow
 def test_sample_is_near_uniform():
     """Chi-square over the classes of the 121 domino tilings of a 2x2x4 box (25 classes up to rotation
     and reflection): UniGen draws assemblies, so a class should come in proportion to its assemblies.

@@ -446,6 +446,7 @@ def _timed(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], flo
     return run_in_1gb(*args, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_explain_of_a_far_index_keeps_its_deadline_and_its_memory(tmp_path):
     """`explain ... --index 1000000 --timeout 5` ignored the timeout (1.9 GB: every class found was held)."""
     proc, seconds, peak = _timed("explain", "t-tetracube-6x6x6", "--index", "1000000", "--timeout", "3", cwd=tmp_path)

@@ -286,6 +286,7 @@ def varied_puzzles(draw: st.DrawFn) -> object:
     return Puzzle("optional", tuple(box_cells(size)) + tuple(extra), (*puzzle.pieces, mono), optional=tuple(extra))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(puzzle=varied_puzzles(), breaking=st.booleans())
 def test_memoryless_counts_match_brute_force(puzzle: object, breaking: bool) -> None:

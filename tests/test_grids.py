@@ -56,8 +56,8 @@ def example(name: str) -> Path | None:
     return None
 
 
-def counts(puzzle, backend: str = "dlx") -> tuple[int, int, int]:
-    tally = enumerate_classes(prepare(puzzle), RunSettings(get_backend(backend), workers=1)).tally
+def counts(puzzle, backend: str = "dlx", workers: int = 1) -> tuple[int, int, int]:
+    tally = enumerate_classes(prepare(puzzle), RunSettings(get_backend(backend), workers=workers)).tally
     return tally.total, tally.unique_rotation, tally.unique_symmetry
 
 
@@ -455,12 +455,13 @@ def test_kanoodle_pyramid_and_burrtxt(write_puzzle, tmp_path):
 
 @pytest.mark.slow
 def test_kanoodle_pyramid_sat_and_cpsat():
-    """The SAT and CP-SAT backends on the same pyramid (slow: 3 and 1 minutes, each solution a new call)."""
+    """The SAT and CP-SAT backends on the same pyramid (slow: each solution a new call; on two workers, the
+    subproblems split between them as `enumerate -w 2` splits them)."""
     from cpsolve.puzzle.loader import parse_puzzle_text
     from cpsolve.puzzle.model import to_puzzle
 
     puzzle = to_puzzle(parse_puzzle_text(KANOODLE, "kanoodle"))
-    assert counts(puzzle, "sat") == counts(puzzle, "cpsat") == (2448, 612, 306)
+    assert counts(puzzle, "sat", 2) == counts(puzzle, "cpsat", 2) == (2448, 612, 306)
 
 
 @pytest.mark.parametrize("name", ["Bermuda", "FourPieceTetrahedron", "DiagonalCube"])

@@ -138,6 +138,7 @@ def test_a_forged_or_doubled_id_is_not_taken(soma_one, tmp_path):
     assert run_cli("show", str(soma_one), "--id", records[7]["id"]).returncode == 0
 
 
+@pytest.mark.slow
 def test_an_id_among_a_puzzles_classes_is_looked_for_within_the_deadline_and_in_bounded_memory(tmp_path):
     """`show t-tetracube-6x6x6 --id abcd` held every class it found (2.5 GB) and had no deadline: the classes
     are looked at as they come, and --timeout ends it (exit 3) saying how far it got."""

@@ -156,6 +156,7 @@ SLOW: dict[str, str] = {
     "cpsolve count y-pentacube-5x5x5 --approx --walk-seconds 5 -w 2": "5 s of walks, then 5 s to the timeout",
     "cpsolve count t-tetracube-6x6x6 --approx --walk-seconds 3 --journal t6.walks": "3 s of walks, twice",
     "cpsolve sample t-tetracube-6x6x6 -n 2 -o t6.jsonl": "walks until two solutions are drawn (5 s)",
+    "cpsolve count t-tetracube-6x6x2 --approx --guarantee": "ApproxMC's count of the 6x6x2 box (3 s)",
 }
 
 # Exit statuses the text gives for a command (the default is 0).

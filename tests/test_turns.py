@@ -278,7 +278,7 @@ def test_scene_c_equals_twin(sc: tuple[list[Cell], list[Cell], Turn, Fraction], 
 
 
 @native
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(scene())
 def test_allowed_turns_c_equals_twin(sc: tuple[list[Cell], list[Cell], Turn, Fraction]) -> None:
     """A set's whole loop of turns in one C call (`_turns.allowed`) gives the twin's list: the same turns

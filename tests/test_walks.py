@@ -104,6 +104,7 @@ def test_part_sizes_past_a_double_are_capped_in_order():
     assert 0 < overrun_budget(SIZE_CAP / 1e30) < NO_BUDGET
 
 
+@pytest.mark.slow
 def test_enumerate_sizes_parts_past_a_double():
     """The dominoes box on two workers: its parts' sizes (1e260 nodes and more) made the node budget an int
     too big for the engine ("a worker failed ... OverflowError"); now a timeout like any other."""
@@ -195,6 +196,7 @@ def test_a_heavy_tail_gets_no_interval():
     assert first.solutions > 1e6
 
 
+@pytest.mark.slow
 def test_the_deadline_ends_the_walks_and_their_units_count_for_nothing():
     broken = prepare(cpsolve.load("t-tetracube-6x6x6")).broken
     began = time.time()
@@ -333,6 +335,7 @@ def test_cli_count_approx_in_a_log_writes_a_line_every_few_seconds():
     assert text.startswith("y-pentacube-5x5x5: about ") and "one standard error" in text and "derived:" in text
 
 
+@pytest.mark.slow
 def test_cli_count_approx_timeout_ends_on_time_with_the_estimate_so_far():
     began = time.monotonic()
     proc = run_cli("count", "t-tetracube-6x6x6", "--approx", "--timeout", "4", "-w", "2")
@@ -342,6 +345,7 @@ def test_cli_count_approx_timeout_ends_on_time_with_the_estimate_so_far():
     assert took < 4 + 2.5
 
 
+@pytest.mark.slow
 def test_cli_estimate_answers_sigterm_at_once():
     """`estimate bedlam --probes 10000000` ran for minutes deaf to Ctrl-C and SIGTERM (one C call): the
     compiled walks now look at signals after every walk."""

@@ -219,6 +219,7 @@ def test_a_sample_of_a_puzzle_without_assemblies_leaves_the_file_as_it_was(tmp_p
     assert (tmp_path / "prev.jsonl").read_text() == "keep\n"
 
 
+@pytest.mark.slow
 def test_an_unreachable_cluster_leaves_the_solutions_file_as_it_was(tmp_path):
     """`enumerate --out keep.jsonl --cluster tcp://127.0.0.1:1` emptied the file, then failed to reach it."""
     pytest.importorskip("distributed")
