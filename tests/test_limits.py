@@ -302,7 +302,7 @@ def test_the_literal_bound_holds_for_what_pysat_builds(encoding):
     """`literal_bound` refuses a CNF before pysat builds it, so it must never be below pysat's own size."""
     from pysat.card import CardEnc, EncType
 
-    for n in (2, 3, 5, 10, 31, 100, 257, 700):
+    for n in (2, 3, 5, 10, 31, 100, 257, 400):
         bounds = [1] if encoding in AT_MOST_ONE_ONLY else {1, 2, 3, n // 10, n // 3, n // 2, n - 2, n - 1}
         for k in sorted(b for b in bounds if 1 <= b < n):
             for kind in ("equals", "atmost") + (() if encoding in AT_MOST_ONE_ONLY else ("atleast",)):

@@ -40,16 +40,18 @@ def tree_rss_mb(pid: int) -> tuple[float, int]:
 
 @pytest.mark.slow
 def test_the_rods_run_in_bounded_memory(tmp_path: Path) -> None:
-    """30 s under a 1 GB address-space limit: the run ends by its deadline (exit 3, not out of memory), its
+    """15 s under a 1 GB address-space limit: the run ends by its deadline (exit 3, not out of memory), its
     peak RSS stays under 300 MB, and the peak of its last third is within 20 % of its first third's (the
-    search's, once the worker is there): flat, not growing with the classes found."""
+    search's, once the worker is there): flat, not growing with the classes found. (At the 250 KB a class
+    that memory once grew by, the thousands of classes of 15 s would pass the 1 GB limit; results/
+    memory-rods.md has the 120 s run.)"""
     (tmp_path / "rods.yaml").write_text(RODS)
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
 
     proc = subprocess.Popen([sys.executable, "-m", "cpsolve", "enumerate", "rods.yaml", "--no-save", "-q", "-w", "1",
-                             "--timeout", "30", "--json"], cwd=tmp_path, stdout=subprocess.PIPE,
+                             "--timeout", "15", "--json"], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=cap)
     samples: list[tuple[float, float]] = []  # (time, MB) while the worker runs
     while proc.poll() is None:
