@@ -93,6 +93,7 @@ def test_parts_sum_with_their_weights():
     assert (found.count, found.exact, found.parts, found.delta) == (26 * exact[small], 26 * exact[small], 2, 0.2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["slothouber-graatsma", "t-tetracube-6x6x2"])
 def test_guarantee_contains_the_exact_total(model):
     puzzle = cpsolve.load(model)
@@ -105,6 +106,7 @@ def test_guarantee_contains_the_exact_total(model):
     assert found.as_json()["guarantee"]["interval"] == list(g.interval) and g.predicted > 0
 
 
+@pytest.mark.slow
 def test_guarantee_past_the_timeout_is_refused_before_it_starts():
     """The Tetris Cube: ApproxMC did not finish in 90 s on two cores; its predicted time passes a 10 s
     timeout, so it is not run, a note says both times, and the walks' estimate answers (status timeout)."""
@@ -198,6 +200,7 @@ def test_sample_is_near_uniform():
 # --- the command line -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_guarantee_states_its_cost_first():
     proc = run_cli("count", "t-tetracube-6x6x2", "--approx", "--guarantee", "--seed", "2")
     assert proc.returncode == 0, proc.stderr
@@ -250,6 +253,7 @@ def test_cli_sample_to_stdout_is_the_same_lines():
     assert [json.loads(x)["class"] for x in a.stdout.splitlines()] == [0, 0, 0]
 
 
+@pytest.mark.slow
 def test_cli_guarantee_ctrl_c_is_one_line_and_leaves_no_process():
     """Ctrl-C while ApproxMC counts on two workers (a child and its pool, in C, deaf to signals): one
     line, exit 130, within the child's grace of 2 s, and no process left behind."""

@@ -469,6 +469,7 @@ def test_explain_of_an_index_says_no_count_from_an_interrupted_search(monkeypatc
         cpsolve.explain(cpsolve.load("soma"), index=100)
 
 
+@pytest.mark.slow
 def test_the_colourings_keep_the_deadline(tmp_path):
     """explain's colouring stage had no deadline: over 90 s on a 12x12x12 box of dominoes."""
     import time

@@ -180,6 +180,7 @@ def test_the_compiled_id_is_its_python_twin():
     assert python_class_id(b"") == "efd01f60ba992926"  # the definition, pinned: ids must not change
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["conway-5x5x5", "snake-3x3x3-unique"])
 def test_sorted_files_are_the_same_bytes_on_workers_and_a_cluster(model, tmp_path):
     """Issue 39: each class is written by whichever process meets its representative, so one worker, two, and

@@ -46,6 +46,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_the_site_builds_with_every_page_and_the_reference(site: Path):
     for page in ("index.html", "cli/index.html", "puzzle-files/index.html", "reference/index.html",
                  "api/index.html", "burrtools/index.html", "performance/index.html"):
