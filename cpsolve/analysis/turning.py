@@ -396,3 +396,13 @@ def split_key(text: str) -> tuple[int, ...]:
         out += (int(slides) + int(turns or 0), int(turns or 0))
     return tuple(out)
 
+
+
+def placed_disassembler(problem: ExactCoverProblem, groups: Sequence[frozenset[str]] = (), *, grid: str = "cubes",
+                        rotations: bool = False, rotation_clearance: Fraction | float | str = 0) -> PlacedDisassembler:
+    """The disassembler of a run's classes (`enumerate --disassemble`, `design pieces --min-level`): by
+    slides in C batches, or with `rotations` the search with turns, each cube shrunk by `rotation_clearance`
+    in the sweep test."""
+    if rotations:
+        return TurningPlacedDisassembler(problem, groups, grid=grid, rotation_clearance=rotation_clearance)
+    return PlacedDisassembler(problem, groups, grid=grid)

@@ -320,15 +320,10 @@ class _Disassembling:
     def start(self, problem: ExactCoverProblem) -> None:
         """The puzzle is prepared: one disassembler for its placements, on its grid (made before any worker
         is forked, so that each has its copy)."""
-        from ..analysis.placed import PlacedDisassembler
+        from ..analysis.turning import placed_disassembler
 
-        if self.rotations:
-            from ..analysis.turning import TurningPlacedDisassembler
-
-            self.disassembler = TurningPlacedDisassembler(problem, self.groups, grid=self.grid,
-                                                          rotation_clearance=self.clearance)
-        else:
-            self.disassembler = PlacedDisassembler(problem, self.groups, grid=self.grid)
+        self.disassembler = placed_disassembler(problem, self.groups, grid=self.grid, rotations=self.rotations,
+                                                rotation_clearance=self.clearance)
 
     def record(self, cls: SolutionClass, taken: _TakenApart) -> dict[str, object] | None:
         """A class taken apart (`_take_apart`) into the tally; the extra keys of its solutions-file line, or

@@ -293,15 +293,10 @@ def _level_of(problem: ExactCoverProblem, cls: SolutionClass, levels: LevelRule,
               grid: str) -> tuple[tuple[int, ...] | None, str]:
     """The class taken apart as `enumerate --disassemble` takes classes apart: its level (None: stuck) and
     the level's text ('stuck')."""
-    from ..placed import PlacedDisassembler
+    from ..turning import placed_disassembler
 
-    disassembler: PlacedDisassembler
-    if levels.rotations:
-        from ..turning import TurningPlacedDisassembler
-
-        disassembler = TurningPlacedDisassembler(problem, grid=grid, rotation_clearance=levels.clearance)
-    else:
-        disassembler = PlacedDisassembler(problem, grid=grid)
+    disassembler = placed_disassembler(problem, grid=grid, rotations=levels.rotations,
+                                       rotation_clearance=levels.clearance)
     reached, text, _ = disassembler.take_apart([cls.placements])[0]
     return reached, text if reached is not None and text is not None else "stuck"
 
